@@ -1,0 +1,19 @@
+"""The project's error hierarchy: every error raised on purpose derives from `EosConnectError`."""
+
+from __future__ import annotations
+
+
+class EosConnectError(Exception):
+    """Root of every error this package raises on purpose."""
+
+
+class ConfigError(EosConnectError, ValueError):
+    """A configuration is invalid; the message names the option and what was expected."""
+
+
+class ConnectorNotFoundError(EosConnectError, LookupError):
+    """A connector class or a named connector does not exist."""
+
+
+class SetupError(EosConnectError, RuntimeError):
+    """A local prerequisite (Java, Maven, jars, a broker) is missing or failed to start."""
