@@ -1,0 +1,48 @@
+# spark_eos_connect — every target installs what it needs first; `make help` lists them.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export EOSCONNECT_JARS_DIR ?= $(CURDIR)/.jars
+export PYSPARK_PYTHON := $(CURDIR)/$(PY)
+
+.PHONY: help setup jars demo test unit integration lint bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
+
+$(VENV)/.installed: setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $@
+
+$(EOSCONNECT_JARS_DIR)/.fetched: $(VENV)/.installed $(wildcard spark_eos_connect/jvm/*-pom.xml)
+	$(PY) -m spark_eos_connect.jars
+	touch $@
+
+setup: $(VENV)/.installed $(EOSCONNECT_JARS_DIR)/.fetched ## venv, Python packages, Kafka and Delta jars (idempotent)
+
+jars: $(EOSCONNECT_JARS_DIR)/.fetched ## fetch the Kafka broker and Delta jars from Maven Central
+
+demo: setup ## start a local broker and run the demo job end to end
+	$(PY) jobs/demo.py
+
+test: setup ## unit and integration tests against a real local broker, Spark and Delta
+	$(PY) -m pytest
+
+unit: setup ## unit tests only (no broker, no Spark)
+	$(PY) -m pytest tests/unit
+
+integration: setup ## integration tests only
+	$(PY) -m pytest tests/integration
+
+lint: setup ## ruff and mypy
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+bench: setup ## throughput benchmark (placeholder until the pipeline exists)
+	$(PY) jobs/bench.py
+
+clean: ## remove the venv, jar cache and build leftovers
+	rm -rf $(VENV) $(EOSCONNECT_JARS_DIR) .mypy_cache .ruff_cache .pytest_cache *.egg-info spark-warehouse metastore_db derby.log .demo

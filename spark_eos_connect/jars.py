@@ -1,0 +1,95 @@
+"""Fetch the JVM parts (Kafka broker, Delta Lake) from Maven Central into a local cache.
+
+Each bundle is a small pom shipped in `spark_eos_connect/jvm/`. Maven resolves it once into
+`<cache>/<bundle>/`; a marker file makes the second call instant. The cache folder is
+`$EOSCONNECT_JARS_DIR` when set (the Makefile points it at the repository's ignored `.jars/`),
+otherwise `~/.cache/spark-eos-connect/jars`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from importlib import resources
+from pathlib import Path
+
+from spark_eos_connect.errors import SetupError
+
+BUNDLES: dict[str, list[str]] = {
+    "kafka": ["-DincludeScope=runtime"],
+    "delta": ["-DexcludeTransitive=true"],
+}
+_MARKER = ".complete"
+
+
+def cache_root() -> Path:
+    """The folder that holds one sub-folder of jars per bundle."""
+    configured = os.environ.get("EOSCONNECT_JARS_DIR")
+    if configured:
+        return Path(configured).expanduser().resolve()
+    return Path.home() / ".cache" / "spark-eos-connect" / "jars"
+
+
+def _pom_path(bundle: str) -> Path:
+    return Path(str(resources.files("spark_eos_connect.jvm").joinpath(f"{bundle}-pom.xml")))
+
+
+def _pom_digest(pom: Path) -> str:
+    return hashlib.sha256(pom.read_bytes()).hexdigest()[:16]
+
+
+def ensure_jars(bundle: str) -> Path:
+    """Return the folder holding `bundle`'s jars, fetching them with Maven if needed."""
+    if bundle not in BUNDLES:
+        raise SetupError(f"unknown jar bundle {bundle!r}; expected one of {sorted(BUNDLES)}")
+    pom = _pom_path(bundle)
+    target = cache_root() / bundle
+    marker = target / _MARKER
+    digest = _pom_digest(pom)
+    if marker.exists() and marker.read_text().strip() == digest:
+        return target
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise SetupError(
+            "Maven (`mvn`) is needed once to fetch the JVM jars from Maven Central; "
+            "install it (e.g. `apt-get install maven`) or run `make setup`"
+        )
+    staging = target.with_name(target.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    command = [
+        mvn,
+        "-q",
+        "-B",
+        "-f",
+        str(pom),
+        "dependency:copy-dependencies",
+        f"-DoutputDirectory={staging}",
+        *BUNDLES[bundle],
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise SetupError(
+            f"Maven could not fetch the {bundle} jars (exit {result.returncode}):\n"
+            f"{result.stdout[-4000:]}{result.stderr[-4000:]}"
+        )
+    (staging / _MARKER).write_text(digest + "\n")
+    shutil.rmtree(target, ignore_errors=True)
+    staging.rename(target)
+    return target
+
+
+def jar_files(bundle: str) -> list[Path]:
+    """Absolute paths of every jar in `bundle`, fetching them first if needed."""
+    return sorted(ensure_jars(bundle).glob("*.jar"))
+
+
+def main() -> None:
+    """Fetch every bundle (used by `make setup`)."""
+    for bundle in BUNDLES:
+        print(f"{bundle}: {len(jar_files(bundle))} jars in {ensure_jars(bundle)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,230 @@
+"""A real single-node Apache Kafka broker (KRaft, combined broker+controller) run from local jars.
+
+`LocalKafkaBroker` formats storage, starts `kafka.Kafka` in a child JVM, waits until the broker
+answers a metadata request and stops it on exit. It can be stopped and started again on the same
+ports and data folder, which is how tests restart the broker under a running pipeline.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from importlib import resources
+from pathlib import Path
+from types import TracebackType
+
+from spark_eos_connect.errors import SetupError
+from spark_eos_connect.jars import ensure_jars
+
+HOST = "127.0.0.1"
+
+
+def free_port() -> int:
+    """A TCP port on the loopback interface that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def new_cluster_id() -> str:
+    """A KRaft cluster id: 16 random bytes, URL-safe base64 without padding (Kafka's Uuid)."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode("ascii")
+
+
+def broker_properties(port: int, controller_port: int, log_dir: Path) -> dict[str, str]:
+    """Settings for a one-node broker on which transactions work and groups start at once."""
+    return {
+        "process.roles": "broker,controller",
+        "node.id": "1",
+        "listeners": f"PLAINTEXT://{HOST}:{port},CONTROLLER://{HOST}:{controller_port}",
+        "advertised.listeners": f"PLAINTEXT://{HOST}:{port}",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "controller.listener.names": "CONTROLLER",
+        "inter.broker.listener.name": "PLAINTEXT",
+        "controller.quorum.bootstrap.servers": f"{HOST}:{controller_port}",
+        "log.dirs": str(log_dir),
+        "num.partitions": "1",
+        "offsets.topic.replication.factor": "1",
+        "offsets.topic.num.partitions": "1",
+        "transaction.state.log.replication.factor": "1",
+        "transaction.state.log.min.isr": "1",
+        "transaction.state.log.num.partitions": "1",
+        "share.coordinator.state.topic.replication.factor": "1",
+        "share.coordinator.state.topic.min.isr": "1",
+        "group.initial.rebalance.delay.ms": "0",
+        "auto.create.topics.enable": "true",
+    }
+
+
+def _java() -> str:
+    java_home = os.environ.get("JAVA_HOME")
+    candidate = Path(java_home, "bin", "java") if java_home else None
+    if candidate is not None and candidate.exists():
+        return str(candidate)
+    found = shutil.which("java")
+    if found is None:
+        raise SetupError("Java 17+ is needed to run the local Kafka broker; `java` is not on PATH")
+    return found
+
+
+class LocalKafkaBroker:
+    """A local Kafka broker process; use as a context manager or call start()/stop()."""
+
+    def __init__(
+        self,
+        port: int | None = None,
+        data_dir: str | Path | None = None,
+        heap: str = "512m",
+        start_timeout_s: float = 90.0,
+    ) -> None:
+        self.port = port or free_port()
+        self.controller_port = free_port()
+        self._owns_data_dir = data_dir is None
+        self.data_dir = Path(data_dir or tempfile.mkdtemp(prefix="eosconnect-kafka-")).resolve()
+        self.heap = heap
+        self.start_timeout_s = start_timeout_s
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def bootstrap_servers(self) -> str:
+        """The `bootstrap.servers` value clients use to reach this broker."""
+        return f"{HOST}:{self.port}"
+
+    @property
+    def log_path(self) -> Path:
+        """Where the broker's own stdout/stderr go."""
+        return self.data_dir / "broker.log"
+
+    def _classpath(self) -> str:
+        return str(ensure_jars("kafka") / "*")
+
+    def _write_properties(self) -> Path:
+        props_path = self.data_dir / "server.properties"
+        props = broker_properties(self.port, self.controller_port, self.data_dir / "logs")
+        props_path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+        return props_path
+
+    def _java_command(self, main_class: str, *args: str) -> list[str]:
+        log4j = resources.files("spark_eos_connect.jvm").joinpath("log4j2.properties")
+        return [
+            _java(),
+            f"-Xmx{self.heap}",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            f"-Dlog4j2.configurationFile={log4j}",
+            "-cp",
+            self._classpath(),
+            main_class,
+            *args,
+        ]
+
+    def _format_storage(self, props_path: Path) -> None:
+        if (self.data_dir / "logs" / "meta.properties").exists():
+            return
+        command = self._java_command(
+            "kafka.tools.StorageTool",
+            "format",
+            "-c",
+            str(props_path),
+            "-t",
+            new_cluster_id(),
+            "--standalone",
+        )
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise SetupError(
+                f"formatting Kafka storage in {self.data_dir} failed:\n"
+                f"{result.stdout}{result.stderr}"
+            )
+
+    def start(self) -> LocalKafkaBroker:
+        """Format storage if new, start the broker and wait until it answers requests."""
+        if self.is_running():
+            return self
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        props_path = self._write_properties()
+        self._format_storage(props_path)
+        with self.log_path.open("ab") as log:
+            self._process = subprocess.Popen(
+                self._java_command("kafka.Kafka", str(props_path)),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        self._wait_until_ready()
+        return self
+
+    def _wait_until_ready(self) -> None:
+        from confluent_kafka.admin import AdminClient
+
+        admin = AdminClient({"bootstrap.servers": self.bootstrap_servers, "log_level": 0})
+        deadline = time.monotonic() + self.start_timeout_s
+        while time.monotonic() < deadline:
+            if self._process is not None and self._process.poll() is not None:
+                raise SetupError(
+                    f"the Kafka broker exited with code {self._process.returncode} during "
+                    f"start-up; its log is {self.log_path}:\n{self._log_tail()}"
+                )
+            with contextlib.suppress(Exception):
+                metadata = admin.list_topics(timeout=2)
+                if metadata.brokers and metadata.controller_id >= 0:
+                    return
+        self.stop()
+        raise SetupError(
+            f"the Kafka broker did not answer within {self.start_timeout_s:.0f}s; "
+            f"its log is {self.log_path}:\n{self._log_tail()}"
+        )
+
+    def _log_tail(self, chars: int = 3000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return "(no log)"
+
+    def is_running(self) -> bool:
+        """Whether the broker process is alive."""
+        return self._process is not None and self._process.poll() is None
+
+    def stop(self, timeout_s: float = 60.0) -> None:
+        """Shut the broker down cleanly (SIGTERM), killing it if it does not exit in time."""
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def kill(self) -> None:
+        """Kill the broker with SIGKILL, as a crash would."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+
+    def close(self) -> None:
+        """Stop the broker and delete its data folder if this object created it."""
+        self.stop()
+        if self._owns_data_dir:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def __enter__(self) -> LocalKafkaBroker:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

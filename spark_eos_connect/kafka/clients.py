@@ -1,0 +1,174 @@
+"""Thin helpers over confluent-kafka: client configs, topics, and reading a topic to its end."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from spark_eos_connect.errors import EosConnectError
+
+KAFKA_OPTION_PREFIX = "kafka."
+
+
+class KafkaTimeoutError(EosConnectError, TimeoutError):
+    """A Kafka operation did not finish within its time limit."""
+
+
+def kafka_client_config(options: Mapping[str, str]) -> dict[str, str]:
+    """The `kafka.`-prefixed options with the prefix removed (Spark's convention)."""
+    return {
+        key[len(KAFKA_OPTION_PREFIX) :]: value
+        for key, value in options.items()
+        if key.startswith(KAFKA_OPTION_PREFIX)
+    }
+
+
+def admin_client(config: Mapping[str, Any]) -> AdminClient:
+    """An AdminClient for `config` (librdkafka names)."""
+    return AdminClient(dict(config))
+
+
+def ensure_topic(
+    admin: AdminClient,
+    name: str,
+    partitions: int = 1,
+    config: Mapping[str, str] | None = None,
+    timeout_s: float = 30.0,
+) -> bool:
+    """Create `name` unless it exists; returns whether it was created."""
+    existing = admin.list_topics(timeout=timeout_s).topics
+    if name in existing and existing[name].error is None:
+        return False
+    topic = NewTopic(
+        name, num_partitions=partitions, replication_factor=1, config=dict(config or {})
+    )
+    futures = admin.create_topics([topic], operation_timeout=timeout_s, request_timeout=timeout_s)
+    try:
+        futures[name].result()
+    except KafkaException as error:
+        if error.args[0].name() != "TOPIC_ALREADY_EXISTS":
+            raise
+        return False
+    _wait_for_topic(admin, name, timeout_s)
+    return True
+
+
+def _wait_for_topic(admin: AdminClient, name: str, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        topic = admin.list_topics(topic=name, timeout=timeout_s).topics.get(name)
+        if topic is not None and topic.error is None and topic.partitions:
+            leaders = [p.leader for p in topic.partitions.values()]
+            if all(leader >= 0 for leader in leaders):
+                return
+        time.sleep(0.05)
+    raise KafkaTimeoutError(f"topic {name!r} had no leader after {timeout_s:.0f}s")
+
+
+def partition_count(admin: AdminClient, topic: str, timeout_s: float = 30.0) -> int:
+    """How many partitions `topic` has; 0 when it does not exist."""
+    metadata = admin.list_topics(topic=topic, timeout=timeout_s).topics.get(topic)
+    if metadata is None or metadata.error is not None:
+        return 0
+    return len(metadata.partitions)
+
+
+@dataclass(frozen=True)
+class ConsumedRecord:
+    """A record read back from Kafka, detached from librdkafka's message object."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...]
+    timestamp: int
+
+
+def read_to_end(
+    config: Mapping[str, Any],
+    topics: Iterable[str],
+    isolation_level: str = "read_committed",
+    timeout_s: float = 60.0,
+    start: Mapping[tuple[str, int], int] | None = None,
+) -> list[ConsumedRecord]:
+    """Every record of `topics` from the beginning (or `start`) to the end seen when called.
+
+    With read_committed the end is the last stable offset, so open transactions are not waited for.
+    """
+    consumer = Consumer(
+        {
+            **config,
+            "group.id": "eosconnect-reader-unused",
+            "enable.auto.commit": False,
+            "enable.partition.eof": False,
+            "isolation.level": isolation_level,
+        }
+    )
+    try:
+        assignment: list[TopicPartition] = []
+        ends: dict[tuple[str, int], int] = {}
+        for topic in topics:
+            metadata = consumer.list_topics(topic=topic, timeout=timeout_s).topics[topic]
+            if metadata.error is not None:
+                raise EosConnectError(f"cannot read topic {topic!r}: {metadata.error}")
+            for partition in metadata.partitions:
+                tp = TopicPartition(topic, partition)
+                low, high = consumer.get_watermark_offsets(tp, timeout=timeout_s, cached=False)
+                begin = (start or {}).get((topic, partition), OFFSET_BEGINNING)
+                if high > max(low, begin if begin >= 0 else low):
+                    ends[(topic, partition)] = high
+                    assignment.append(TopicPartition(topic, partition, begin))
+        return _consume_until(consumer, assignment, ends, timeout_s)
+    finally:
+        consumer.close()
+
+
+def _consume_until(
+    consumer: Consumer,
+    assignment: list[TopicPartition],
+    ends: dict[tuple[str, int], int],
+    timeout_s: float,
+) -> list[ConsumedRecord]:
+    records: list[ConsumedRecord] = []
+    if not assignment:
+        return records
+    consumer.assign(assignment)
+    pending = dict(ends)
+    deadline = time.monotonic() + timeout_s
+    while pending:
+        if time.monotonic() > deadline:
+            raise KafkaTimeoutError(
+                f"reading to the end timed out after {timeout_s:.0f}s; still behind on "
+                f"{sorted(pending)}"
+            )
+        for message in consumer.consume(num_messages=10000, timeout=0.2):
+            if message.error() is not None:
+                raise EosConnectError(f"consume failed: {message.error()}")
+            records.append(_detach(message))
+        positions = consumer.position(
+            [TopicPartition(topic, partition) for topic, partition in pending]
+        )
+        for tp in positions:
+            if tp.offset >= pending[(tp.topic, tp.partition)]:
+                del pending[(tp.topic, tp.partition)]
+    return records
+
+
+def _detach(message: Any) -> ConsumedRecord:
+    headers = tuple((name, value) for name, value in (message.headers() or []))
+    return ConsumedRecord(
+        topic=message.topic(),
+        partition=message.partition(),
+        offset=message.offset(),
+        key=message.key(),
+        value=message.value(),
+        headers=headers,
+        timestamp=message.timestamp()[1],
+    )

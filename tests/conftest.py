@@ -1,0 +1,103 @@
+"""Shared fixtures: a real local Kafka broker, a local SparkSession with Delta, topic helpers."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spark_eos_connect.kafka.clients import ConsumedRecord, admin_client, ensure_topic, read_to_end
+from spark_eos_connect.testing import BrokerProcess
+
+EXTERNAL_BOOTSTRAP_ENV = "EOSCONNECT_TEST_BOOTSTRAP_SERVERS"
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess | None]:
+    """The broker started by `eosconnect kafka` for the whole session (None when external)."""
+    if os.environ.get(EXTERNAL_BOOTSTRAP_ENV):
+        yield None
+        return
+    broker = BrokerProcess(tmp_path_factory.mktemp("kafka"))
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+@pytest.fixture(scope="session")
+def bootstrap_servers(kafka_broker: BrokerProcess | None) -> str:
+    """`bootstrap.servers` of the test broker."""
+    external = os.environ.get(EXTERNAL_BOOTSTRAP_ENV)
+    if external:
+        return external
+    assert kafka_broker is not None
+    return kafka_broker.bootstrap_servers
+
+
+@pytest.fixture(scope="session")
+def kafka_config(bootstrap_servers: str) -> dict[str, Any]:
+    """Base librdkafka config for test clients."""
+    return {"bootstrap.servers": bootstrap_servers}
+
+
+@pytest.fixture
+def topic_factory(kafka_config: dict[str, Any]) -> Callable[..., str]:
+    """Creates uniquely named topics: `topic_factory("orders", partitions=3)`."""
+    admin = admin_client(kafka_config)
+
+    def create(prefix: str = "t", partitions: int = 1, config: dict[str, str] | None = None) -> str:
+        name = f"{prefix}-{uuid.uuid4().hex[:10]}"
+        ensure_topic(admin, name, partitions=partitions, config=config)
+        return name
+
+    return create
+
+
+@pytest.fixture
+def read_committed(kafka_config: dict[str, Any]) -> Callable[..., list[ConsumedRecord]]:
+    """Reads topics to their end as a read_committed consumer."""
+
+    def read(*topics: str, timeout_s: float = 60.0) -> list[ConsumedRecord]:
+        return read_to_end(kafka_config, topics, "read_committed", timeout_s)
+
+    return read
+
+
+@pytest.fixture
+def read_uncommitted(kafka_config: dict[str, Any]) -> Callable[..., list[ConsumedRecord]]:
+    """Reads topics to their end as a read_uncommitted consumer."""
+
+    def read(*topics: str, timeout_s: float = 60.0) -> list[ConsumedRecord]:
+        return read_to_end(kafka_config, topics, "read_uncommitted", timeout_s)
+
+    return read
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """A local SparkSession with Delta and the `eosconnect` source registered."""
+    from spark_eos_connect.spark.session import local_spark_session
+
+    session = local_spark_session(app_name="spark_eos_connect-tests")
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+@pytest.fixture
+def unique_name() -> Callable[[str], str]:
+    """Unique names for connectors, groups and folders."""
+    return lambda prefix: f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def work_dir(tmp_path: Path) -> Path:
+    """A per-test scratch folder."""
+    return tmp_path
