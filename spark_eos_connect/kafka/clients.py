@@ -97,11 +97,20 @@ def read_to_end(
     isolation_level: str = "read_committed",
     timeout_s: float = 60.0,
     start: Mapping[tuple[str, int], int] | None = None,
+    wait_for_open_transactions: bool = False,
+    partitions: Mapping[str, Iterable[int]] | None = None,
 ) -> list[ConsumedRecord]:
     """Every record of `topics` from the beginning (or `start`) to the end seen when called.
 
-    With read_committed the end is the last stable offset, so open transactions are not waited for.
+    With read_committed the end is the last stable offset, so transactions still open are not
+    waited for, unless `wait_for_open_transactions`: then the end is the high watermark and the
+    read waits (up to `timeout_s`) until every transaction before it is committed or aborted.
+    `partitions` limits the read to some partitions of a topic.
     """
+    topics = list(topics)
+    high_watermarks = (
+        _high_watermarks(config, topics, timeout_s) if wait_for_open_transactions else None
+    )
     consumer = Consumer(
         {
             **config,
@@ -118,14 +127,40 @@ def read_to_end(
             metadata = consumer.list_topics(topic=topic, timeout=timeout_s).topics[topic]
             if metadata.error is not None:
                 raise EosConnectError(f"cannot read topic {topic!r}: {metadata.error}")
+            wanted = set((partitions or {}).get(topic, metadata.partitions))
             for partition in metadata.partitions:
+                if partition not in wanted:
+                    continue
                 tp = TopicPartition(topic, partition)
                 low, high = consumer.get_watermark_offsets(tp, timeout=timeout_s, cached=False)
+                if high_watermarks is not None:
+                    high = high_watermarks.get((topic, partition), high)
                 begin = (start or {}).get((topic, partition), OFFSET_BEGINNING)
                 if high > max(low, begin if begin >= 0 else low):
                     ends[(topic, partition)] = high
                     assignment.append(TopicPartition(topic, partition, begin))
         return _consume_until(consumer, assignment, ends, timeout_s)
+    finally:
+        consumer.close()
+
+
+def _high_watermarks(
+    config: Mapping[str, Any], topics: Iterable[str], timeout_s: float
+) -> dict[tuple[str, int], int]:
+    """High watermarks (past open transactions), as a read_uncommitted consumer sees them."""
+    consumer = Consumer(
+        {**config, "group.id": "eosconnect-watermarks", "isolation.level": "read_uncommitted"}
+    )
+    try:
+        marks: dict[tuple[str, int], int] = {}
+        for topic in topics:
+            metadata = consumer.list_topics(topic=topic, timeout=timeout_s).topics[topic]
+            for partition in metadata.partitions:
+                tp = TopicPartition(topic, partition)
+                marks[(topic, partition)] = consumer.get_watermark_offsets(
+                    tp, timeout=timeout_s, cached=False
+                )[1]
+        return marks
     finally:
         consumer.close()
 

@@ -1,0 +1,66 @@
+"""Producers for source tasks: transactional (exactly once) or idempotent (at least once)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException, Producer
+
+from spark_eos_connect.errors import EosConnectError
+
+PRODUCER_DEFAULTS: dict[str, Any] = {
+    "linger.ms": 20,
+    "queue.buffering.max.messages": 1_000_000,
+    "queue.buffering.max.kbytes": 1_048_576,
+    "batch.size": 1_000_000,
+    "compression.type": "lz4",
+}
+
+
+class ProducerFencedError(EosConnectError):
+    """A newer producer with the same transactional id exists: this one is a zombie."""
+
+
+def is_fenced(error: KafkaException) -> bool:
+    """Whether `error` says this producer was fenced by a newer one."""
+    kafka_error: KafkaError = error.args[0]
+    return kafka_error.code() in (
+        KafkaError._FENCED,
+        KafkaError.PRODUCER_FENCED,
+        KafkaError.INVALID_PRODUCER_EPOCH,
+    )
+
+
+def transactional_producer(
+    kafka: Mapping[str, Any], transactional_id: str, timeout_s: float = 60.0
+) -> Producer:
+    """A producer that has claimed `transactional_id`, fencing every older one."""
+    producer = Producer(
+        {**PRODUCER_DEFAULTS, **kafka, "transactional.id": transactional_id, "log_level": 3}
+    )
+    producer.init_transactions(timeout_s)
+    return producer
+
+
+def fence_transactional_id(
+    kafka: Mapping[str, Any], transactional_id: str, timeout_s: float = 60.0
+) -> None:
+    """Fence every producer using `transactional_id` and resolve its open transaction."""
+    transactional_producer(kafka, transactional_id, timeout_s).flush(0)
+
+
+def idempotent_producer(kafka: Mapping[str, Any]) -> Producer:
+    """A non-transactional producer with idempotence on (at-least-once mode)."""
+    return Producer({**PRODUCER_DEFAULTS, **kafka, "enable.idempotence": True, "log_level": 3})
+
+
+def produce(producer: Producer, topic: str, value: bytes | None, key: bytes | None,
+            **extra: Any) -> None:
+    """Produce, waiting for queue space instead of failing when the local queue is full."""
+    while True:
+        try:
+            producer.produce(topic, value, key, **extra)
+            return
+        except BufferError:
+            producer.poll(0.05)

@@ -1,0 +1,39 @@
+"""Failure injection for crash tests: kill the whole pipeline at a named point.
+
+`EOSCONNECT_FAULT=<point>@<batch>[,<point>@<batch>...]` arms a point for one micro-batch; when it
+is reached the process group is killed with SIGKILL (driver, JVM and Python workers alike), as a
+machine crash would. `EOSCONNECT_FAULT_MARKER=<file>` gets written first so a test can tell the
+crash happened where it asked. Points: `poll` (reader, after the first poll), `before_commit`
+(writer, records and offsets produced, transaction not committed), `after_commit` (writer,
+transaction committed, Spark not yet told).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+FAULT_ENV = "EOSCONNECT_FAULT"
+MARKER_ENV = "EOSCONNECT_FAULT_MARKER"
+POINTS = ("poll", "before_commit", "after_commit")
+
+
+def armed_batches(point: str, spec: str | None) -> set[int]:
+    """The batch ids for which `point` is armed in `spec` (pure, for tests)."""
+    batches: set[int] = set()
+    for item in (spec or "").split(","):
+        name, _, batch = item.strip().partition("@")
+        if name == point and batch.strip().lstrip("-").isdigit():
+            batches.add(int(batch))
+    return batches
+
+
+def maybe_crash(point: str, batch_id: int | None) -> None:
+    """SIGKILL the process group if `point` is armed for `batch_id`."""
+    if batch_id is None or batch_id not in armed_batches(point, os.environ.get(FAULT_ENV)):
+        return
+    marker = os.environ.get(MARKER_ENV)
+    if marker:
+        Path(marker).write_text(f"{point}@{batch_id}\n")
+    os.killpg(os.getpgrp(), signal.SIGKILL)

@@ -1,0 +1,237 @@
+"""The framework's own options (worker- and connector-level, as Kafka Connect names them).
+
+Spark passes data source options case-insensitively (lower-cased), so the Spark-style options
+are defined in lower case here (`maxRecordsPerTrigger` arrives as `maxrecordspertrigger`).
+Everything else that is not `kafka.`-prefixed belongs to the connector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from spark_eos_connect.api.config import ConfigDef, ConfigType, NonEmptyString, Range, ValidString
+from spark_eos_connect.errors import ConfigError
+
+KAFKA_PREFIX = "kafka."
+
+WORKER_CONFIG = (
+    ConfigDef()
+    .define(
+        "group.id",
+        ConfigType.STRING,
+        "eosconnect",
+        NonEmptyString(),
+        "high",
+        "The Connect cluster this driver acts for; prefixes every transactional id.",
+    )
+    .define(
+        "config.storage.topic",
+        ConfigType.STRING,
+        "eosconnect-configs",
+        NonEmptyString(),
+        "high",
+        "Compacted, one-partition topic of connector and task configs.",
+    )
+    .define(
+        "offset.storage.topic",
+        ConfigType.STRING,
+        "eosconnect-offsets",
+        NonEmptyString(),
+        "high",
+        "The worker's global, compacted source-offsets topic.",
+    )
+    .define(
+        "offset.storage.partitions",
+        ConfigType.INT,
+        25,
+        Range.at_least(1),
+        "low",
+        "Partitions of the global offsets topic when it is created.",
+    )
+    .define(
+        "status.storage.topic",
+        ConfigType.STRING,
+        "eosconnect-status",
+        NonEmptyString(),
+        "high",
+        "Compacted topic of connector and task states.",
+    )
+    .define(
+        "exactly.once.source.support",
+        ConfigType.STRING,
+        "enabled",
+        ValidString.one_of("enabled", "preparing", "disabled", case_insensitive=True),
+        "high",
+        "`enabled`: source tasks write records and offsets in one transaction; "
+        "`disabled`/`preparing`: at-least-once (records first, then offsets).",
+    )
+)
+
+CONNECTOR_FRAMEWORK_CONFIG = (
+    ConfigDef()
+    .define(
+        "name",
+        ConfigType.STRING,
+        validator=NonEmptyString(),
+        importance="high",
+        doc="Unique connector name; keys its offsets, task ids and consumer group.",
+    )
+    .define(
+        "connector.class",
+        ConfigType.STRING,
+        validator=NonEmptyString(),
+        importance="high",
+        doc="Dotted Python path `package.module.Class` or a shipped short name.",
+    )
+    .define(
+        "tasks.max",
+        ConfigType.INT,
+        1,
+        Range.at_least(1),
+        "high",
+        "Maximum number of tasks; each source task is one Spark input partition.",
+    )
+    .define(
+        "exactly.once.support",
+        ConfigType.STRING,
+        "requested",
+        ValidString.one_of("requested", "required", case_insensitive=True),
+        "medium",
+        "`required` refuses to start unless the connector declares exactly-once support.",
+    )
+    .define(
+        "transaction.boundary",
+        ConfigType.STRING,
+        "poll",
+        ValidString.one_of("poll", "interval", "connector", case_insensitive=True),
+        "medium",
+        "`poll`: one transaction per task per micro-batch; `interval`: every "
+        "`transaction.boundary.interval.ms`; `connector`: the task's TransactionContext.",
+    )
+    .define(
+        "transaction.boundary.interval.ms",
+        ConfigType.LONG,
+        60000,
+        Range.at_least(1),
+        "low",
+        "Transaction length with `transaction.boundary=interval`.",
+    )
+    .define(
+        "offsets.storage.topic",
+        ConfigType.STRING,
+        None,
+        None,
+        "low",
+        "A dedicated offsets topic for this connector (mirrored to the global one).",
+    )
+    .define(
+        "maxrecordspertrigger",
+        ConfigType.LONG,
+        100000,
+        Range.at_least(1),
+        "medium",
+        "`maxRecordsPerTrigger`: records per micro-batch across all tasks.",
+    )
+    .define(
+        "maxpolldurationms",
+        ConfigType.LONG,
+        5000,
+        Range.at_least(1),
+        "low",
+        "`maxPollDurationMs`: how long a task polls within one micro-batch at most.",
+    )
+)
+
+FRAMEWORK_CONFIG = WORKER_CONFIG.merge(CONNECTOR_FRAMEWORK_CONFIG)
+
+
+@dataclass(frozen=True)
+class SourcePipelineConfig:
+    """Parsed options of a source pipeline: framework settings, Kafka client settings, the rest."""
+
+    name: str
+    connector_class: str
+    tasks_max: int
+    group_id: str
+    config_topic: str
+    global_offsets_topic: str
+    offsets_partitions: int
+    status_topic: str
+    exactly_once: bool
+    exactly_once_required: bool
+    transaction_boundary: str
+    transaction_interval_ms: int
+    connector_offsets_topic: str | None
+    max_records_per_trigger: int
+    max_poll_duration_ms: int
+    kafka: dict[str, str] = field(default_factory=dict)
+    connector_props: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def primary_offsets_topic(self) -> str:
+        """Where tasks commit offsets transactionally: the dedicated topic if any, else global."""
+        return self.connector_offsets_topic or self.global_offsets_topic
+
+    def task_transactional_id(self, task: int) -> str:
+        """`<group.id>-<connector>-<task>`, the transactional id of one source task."""
+        return f"{self.group_id}-{self.name}-{task}"
+
+    @property
+    def leader_transactional_id(self) -> str:
+        """`connect-cluster-<group.id>`, the config-topic leader's transactional id."""
+        return f"connect-cluster-{self.group_id}"
+
+    @property
+    def offsets_transactional_id(self) -> str:
+        """`<group.id>-<connector>`, used when offsets are altered or reset."""
+        return f"{self.group_id}-{self.name}"
+
+
+def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """(options without `kafka.`, Kafka client settings with the prefix removed)."""
+    kafka = {
+        k[len(KAFKA_PREFIX) :]: str(v) for k, v in options.items() if k.startswith(KAFKA_PREFIX)
+    }
+    rest = {k: v for k, v in options.items() if not k.startswith(KAFKA_PREFIX)}
+    return rest, kafka
+
+
+def parse_source_pipeline(options: Mapping[str, Any]) -> SourcePipelineConfig:
+    """Parse data source options; raises ConfigError naming every bad option."""
+    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    if "bootstrap.servers" not in kafka:
+        raise ConfigError(
+            "Missing option kafka.bootstrap.servers: the Kafka cluster to write to "
+            "(e.g. .option('kafka.bootstrap.servers', 'localhost:9092'))"
+        )
+    if "transactional.id" in kafka:
+        raise ConfigError(
+            "Option kafka.transactional.id cannot be set: source tasks use "
+            "<group.id>-<connector>-<task> so that zombie tasks are fenced"
+        )
+    values = FRAMEWORK_CONFIG.parse(rest)
+    connector_props = {k: str(v) for k, v in rest.items() if k not in FRAMEWORK_CONFIG}
+    connector_props["name"] = values["name"]
+    connector_props["connector.class"] = values["connector.class"]
+    connector_props["tasks.max"] = str(values["tasks.max"])
+    return SourcePipelineConfig(
+        name=values["name"],
+        connector_class=values["connector.class"],
+        tasks_max=values["tasks.max"],
+        group_id=values["group.id"],
+        config_topic=values["config.storage.topic"],
+        global_offsets_topic=values["offset.storage.topic"],
+        offsets_partitions=values["offset.storage.partitions"],
+        status_topic=values["status.storage.topic"],
+        exactly_once=values["exactly.once.source.support"].lower() == "enabled",
+        exactly_once_required=values["exactly.once.support"].lower() == "required",
+        transaction_boundary=values["transaction.boundary"].lower(),
+        transaction_interval_ms=values["transaction.boundary.interval.ms"],
+        connector_offsets_topic=values["offsets.storage.topic"],
+        max_records_per_trigger=values["maxrecordspertrigger"],
+        max_poll_duration_ms=values["maxpolldurationms"],
+        kafka=kafka,
+        connector_props=connector_props,
+    )

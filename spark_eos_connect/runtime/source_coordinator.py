@@ -1,0 +1,151 @@
+"""Driver side of a source pipeline: start the connector, fence earlier task producers, read the
+committed offsets from Kafka and plan each micro-batch's tasks.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+from spark_eos_connect.api.config import InvalidConfigError
+from spark_eos_connect.api.source import (
+    ConnectorTransactionBoundaries,
+    ExactlyOnceSupport,
+    SourceConnector,
+)
+from spark_eos_connect.connectors.registry import resolve_connector_class
+from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.kafka.producers import fence_transactional_id
+from spark_eos_connect.runtime.framework_config import SourcePipelineConfig
+from spark_eos_connect.runtime.source_plan import SourceTaskPlan
+from spark_eos_connect.storage.offsets import OffsetsTopicView, ensure_offsets_topic
+
+log = logging.getLogger(__name__)
+
+
+def class_path(cls: type) -> str:
+    """`package.module.Class` of `cls`."""
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def load_source_connector(config: SourcePipelineConfig) -> SourceConnector:
+    """Instantiate the connector and check its config and exactly-once promises (no I/O)."""
+    connector_class = resolve_connector_class(config.connector_class)
+    if not issubclass(connector_class, SourceConnector):
+        raise ConfigError(
+            f"connector.class {config.connector_class!r} is not a source connector; "
+            "readStream.format('eosconnect') with connector.class needs a SourceConnector"
+        )
+    connector = connector_class()
+    problems = {
+        report.name: report.errors
+        for report in connector.validate(config.connector_props)
+        if report.errors
+    }
+    if problems:
+        raise InvalidConfigError(problems)
+    props = dict(config.connector_props)
+    if config.exactly_once and config.exactly_once_required:
+        support = connector.exactly_once_support(props)
+        if support is not ExactlyOnceSupport.SUPPORTED:
+            raise ConfigError(
+                f"exactly.once.support=required, but connector {config.name} "
+                f"({config.connector_class}) does not declare exactly-once support for this "
+                f"configuration (it answered {support.name if support else 'unknown'})"
+            )
+    if config.transaction_boundary == "connector":
+        answer = connector.can_define_transaction_boundaries(props)
+        if answer is not ConnectorTransactionBoundaries.SUPPORTED:
+            raise ConfigError(
+                f"transaction.boundary=connector, but connector {config.name} "
+                f"({config.connector_class}) cannot define transaction boundaries"
+            )
+    return connector
+
+
+class SourceCoordinator:
+    """Plans the micro-batches of one source connector (one per streaming query)."""
+
+    def __init__(self, config: SourcePipelineConfig) -> None:
+        self.config = config
+        self.connector = load_source_connector(config)
+        self.connector.start(dict(config.connector_props))
+        self.task_configs = self.connector.task_configs(config.tasks_max)[: config.tasks_max]
+        if not self.task_configs:
+            raise ConfigError(f"connector {config.name} produced no task configs")
+        self.task_class = class_path(self.connector.task_class())
+        kafka = config.kafka
+        self.global_partitions = ensure_offsets_topic(
+            kafka, config.global_offsets_topic, config.offsets_partitions
+        )
+        self.primary_partitions = self.global_partitions
+        if config.connector_offsets_topic:
+            self.primary_partitions = ensure_offsets_topic(
+                kafka, config.connector_offsets_topic, config.offsets_partitions
+            )
+        if config.exactly_once:
+            self.fence_earlier_tasks(max(config.tasks_max, len(self.task_configs)))
+        self.primary_view = OffsetsTopicView(kafka, config.primary_offsets_topic)
+        self.global_view = (
+            OffsetsTopicView(kafka, config.global_offsets_topic)
+            if config.connector_offsets_topic
+            else None
+        )
+
+    def fence_earlier_tasks(self, task_count: int) -> None:
+        """Claim every task's transactional id, aborting whatever earlier attempts left open."""
+        for task in range(task_count):
+            fence_transactional_id(self.config.kafka, self.config.task_transactional_id(task))
+
+    def committed_offsets(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """The connector's committed offsets; a dedicated topic's take precedence (KIP-618)."""
+        name = self.config.name
+        merged: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+        if self.global_view is not None:
+            self.global_view.catch_up()
+            for partition, offset in self.global_view.offsets_for(name):
+                merged[_identity(partition)] = (partition, offset)
+        self.primary_view.catch_up()
+        for partition, offset in self.primary_view.offsets_for(name):
+            merged[_identity(partition)] = (partition, offset)
+        return list(merged.values())
+
+    def plan(self) -> list[SourceTaskPlan]:
+        """One plan per task for the next micro-batch, from the offsets committed in Kafka."""
+        config = self.config
+        committed = self.committed_offsets()
+        per_task = max(1, math.ceil(config.max_records_per_trigger / len(self.task_configs)))
+        return [
+            SourceTaskPlan(
+                connector=config.name,
+                task=task,
+                task_class=self.task_class,
+                task_config=dict(task_config),
+                transactional_id=config.task_transactional_id(task),
+                exactly_once=config.exactly_once,
+                transaction_boundary=config.transaction_boundary,
+                transaction_interval_ms=config.transaction_interval_ms,
+                offsets_topic=config.primary_offsets_topic,
+                offsets_topic_partitions=self.primary_partitions,
+                mirror_offsets_topic=(
+                    config.global_offsets_topic if config.connector_offsets_topic else None
+                ),
+                mirror_offsets_topic_partitions=self.global_partitions,
+                committed=committed,
+                offsets_positions=dict(self.primary_view.positions),
+                max_records=per_task,
+                max_poll_duration_ms=config.max_poll_duration_ms,
+            )
+            for task, task_config in enumerate(self.task_configs)
+        ]
+
+    def stop(self) -> None:
+        """Stop the connector."""
+        self.connector.stop()
+
+
+def _identity(partition: dict[str, Any]) -> str:
+    from spark_eos_connect.protocol.offsets_format import partition_key
+
+    return partition_key(partition)

@@ -1,0 +1,288 @@
+"""Executor side of a source micro-batch: write one task's rows to Kafka with its offsets.
+
+Exactly-once mode (KIP-618): the task's transactional producer claims `<group>-<connector>-<task>`
+(fencing every older attempt and resolving its open transaction), then, before the first commit,
+checks that the committed offsets of every source partition in its rows are still those the
+reader started from. If an earlier attempt already committed them, the rows are stale: the
+transaction is aborted and nothing is written (the next micro-batch resumes after them). Records
+and offsets then go into one transaction per boundary. At-least-once mode writes the records with
+an idempotent producer, then the offsets.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from confluent_kafka import KafkaException, Producer
+
+from spark_eos_connect.kafka.producers import (
+    ProducerFencedError,
+    idempotent_producer,
+    is_fenced,
+    produce,
+    transactional_producer,
+)
+from spark_eos_connect.protocol.murmur2 import default_partition
+from spark_eos_connect.protocol.offsets_format import (
+    encode_offset_key,
+    encode_offset_value,
+    partition_key,
+)
+from spark_eos_connect.runtime.faults import maybe_crash
+from spark_eos_connect.runtime.source_plan import SourceTaskPlan
+from spark_eos_connect.storage.offsets import OffsetsTopicView, offset_messages
+
+log = logging.getLogger(__name__)
+
+COMMIT_TIMEOUT_S = 120.0
+MIRROR_WAIT_S = 30.0
+
+
+@dataclass
+class TaskWriteResult:
+    """What one task attempt wrote in one micro-batch."""
+
+    connector: str = ""
+    task: int = -1
+    records: int = 0
+    transactions: int = 0
+    offsets_committed: int = 0
+    stale_rows_skipped: int = 0
+    exactly_once: bool = True
+
+
+def stale_partitions(
+    plan: SourceTaskPlan,
+    touched: Iterable[dict[str, Any]],
+    current: Callable[[dict[str, Any]], dict[str, Any] | None],
+) -> list[dict[str, Any]]:
+    """Source partitions whose committed offset is no longer the one the reader started from."""
+    planned = {partition_key(p): o for p, o in plan.committed}
+    return [p for p in touched if current(p) != planned.get(partition_key(p))]
+
+
+class SourceTaskWriter:
+    """Writes one source task's rows of one micro-batch (one object per task attempt)."""
+
+    def __init__(
+        self,
+        kafka: Mapping[str, Any],
+        load_plan: Callable[[], SourceTaskPlan],
+        batch_id: int | None = None,
+    ) -> None:
+        self.kafka = dict(kafka)
+        self._load_plan = load_plan
+        self.batch_id = batch_id
+        self.plan: SourceTaskPlan | None = None
+        self.producer: Producer | None = None
+        self.result = TaskWriteResult()
+        self._in_transaction = False
+        self._transaction_started = 0.0
+        self._verified = False
+        self._stale = False
+        self._pending: dict[str, str | None] = {}
+        self._mirror_threads: list[threading.Thread] = []
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def write(self, batches: Iterable[pa.RecordBatch]) -> TaskWriteResult:
+        """Write every row; returns the counts. Raises if the task was fenced or Kafka failed."""
+        try:
+            for batch in batches:
+                if batch.num_rows == 0:
+                    continue
+                if self._stale:
+                    self.result.stale_rows_skipped += batch.num_rows
+                    continue
+                self._open()
+                self._produce_batch(batch)
+                if self._boundary_due():
+                    self._commit()
+            if self.plan is not None and not self._stale:
+                self._commit()
+        except BaseException:
+            self._abort_quietly()
+            raise
+        finally:
+            self._finish_mirrors()
+        return self.result
+
+    def _open(self) -> None:
+        if self.plan is None:
+            self.plan = self._load_plan()
+            self.result.connector = self.plan.connector
+            self.result.task = self.plan.task
+            self.result.exactly_once = self.plan.exactly_once
+            if self.plan.exactly_once:
+                self.producer = transactional_producer(self.kafka, self.plan.transactional_id)
+            else:
+                self.producer = idempotent_producer(self.kafka)
+        if self.plan.exactly_once and not self._in_transaction:
+            assert self.producer is not None
+            self.producer.begin_transaction()
+            self._in_transaction = True
+            self._transaction_started = time.monotonic()
+
+    def _boundary_due(self) -> bool:
+        assert self.plan is not None
+        if self.plan.transaction_boundary != "interval":
+            return False
+        elapsed_ms = (time.monotonic() - self._transaction_started) * 1000
+        return elapsed_ms >= self.plan.transaction_interval_ms
+
+    # -- records -----------------------------------------------------------------------------
+
+    def _produce_batch(self, batch: pa.RecordBatch) -> None:
+        producer = self.producer
+        assert producer is not None
+        columns = {name: batch.column(name).to_pylist() for name in batch.schema.names}
+        topics = columns["topic"]
+        keys = columns["key"]
+        values = columns["value"]
+        partitions = columns["partition"]
+        headers = columns["headers"]
+        timestamps = columns["timestamp"]
+        pending = self._pending
+        for i, (source_partition, source_offset) in enumerate(
+            zip(columns["source_partition"], columns["source_offset"], strict=True)
+        ):
+            extra: dict[str, Any] = {}
+            if partitions[i] is not None:
+                extra["partition"] = partitions[i]
+            if headers[i]:
+                extra["headers"] = [(h["key"], h["value"]) for h in headers[i]]
+            if timestamps[i] is not None:
+                extra["timestamp"] = int(timestamps[i].timestamp() * 1000)
+            try:
+                producer.produce(topics[i], values[i], keys[i], **extra)
+            except BufferError:
+                produce(producer, topics[i], values[i], keys[i], **extra)
+            if source_partition is not None:
+                pending[source_partition] = source_offset
+        producer.poll(0)
+        self.result.records += batch.num_rows
+
+    # -- commits -----------------------------------------------------------------------------
+
+    def _pending_offsets(self) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+        return [
+            (json.loads(partition), None if offset is None else json.loads(offset))
+            for partition, offset in self._pending.items()
+        ]
+
+    def _check_not_stale(self, offsets: list[tuple[dict[str, Any], Any]]) -> bool:
+        plan = self.plan
+        assert plan is not None
+        view = OffsetsTopicView(self.kafka, plan.offsets_topic)
+        view.positions = dict(plan.offsets_positions)
+        for partition, offset in plan.committed:
+            view.snapshot.apply(
+                encode_offset_key(plan.connector, partition), encode_offset_value(offset)
+            )
+        touched = [partition for partition, _ in offsets]
+        view.catch_up(
+            {
+                default_partition(
+                    encode_offset_key(plan.connector, p), plan.offsets_topic_partitions
+                )
+                for p in touched
+            }
+        )
+        stale = stale_partitions(plan, touched, lambda p: view.snapshot.offset(plan.connector, p))
+        if stale:
+            log.warning(
+                "connector %s task %d: an earlier attempt already committed offsets for %s; "
+                "this attempt's rows are skipped",
+                plan.connector,
+                plan.task,
+                stale,
+            )
+        return not stale
+
+    def _commit(self) -> None:
+        plan, producer = self.plan, self.producer
+        assert plan is not None and producer is not None
+        offsets = self._pending_offsets()
+        if plan.exactly_once and not self._verified:
+            if not self._check_not_stale(offsets):
+                self._stale = True
+                self._abort_quietly()
+                self.result.stale_rows_skipped += self.result.records
+                self.result.records = 0
+                return
+            self._verified = True
+        for message in offset_messages(
+            plan.offsets_topic, plan.offsets_topic_partitions, plan.connector, offsets
+        ):
+            produce(producer, message.topic, message.value, message.key,
+                    partition=message.partition)
+        if plan.exactly_once:
+            maybe_crash("before_commit", self.batch_id)
+            try:
+                producer.commit_transaction(COMMIT_TIMEOUT_S)
+            except KafkaException as error:
+                if is_fenced(error):
+                    raise ProducerFencedError(
+                        f"task {plan.task} of connector {plan.connector} was fenced by a newer "
+                        f"producer with transactional id {plan.transactional_id}; its records "
+                        "were not committed"
+                    ) from error
+                raise
+            self._in_transaction = False
+            maybe_crash("after_commit", self.batch_id)
+        else:
+            remaining = producer.flush(COMMIT_TIMEOUT_S)
+            if remaining:
+                raise KafkaException(f"{remaining} records were not delivered in time")
+        self.result.transactions += 1
+        self.result.offsets_committed += len(offsets)
+        self._pending.clear()
+        if plan.mirror_offsets_topic:
+            self._mirror(plan, offsets)
+
+    def _abort_quietly(self) -> None:
+        if self.producer is None or not self._in_transaction:
+            return
+        self._in_transaction = False
+        try:
+            self.producer.abort_transaction(COMMIT_TIMEOUT_S)
+        except KafkaException as error:
+            log.warning("aborting the transaction failed (it will be fenced): %s", error)
+
+    # -- mirroring to the global offsets topic (KIP-618: best effort, never fails the task) --
+
+    def _mirror(self, plan: SourceTaskPlan, offsets: list[tuple[dict[str, Any], Any]]) -> None:
+        assert plan.mirror_offsets_topic is not None
+        messages = offset_messages(
+            plan.mirror_offsets_topic, plan.mirror_offsets_topic_partitions, plan.connector, offsets
+        )
+
+        def run() -> None:
+            producer = idempotent_producer(self.kafka)
+            while True:
+                try:
+                    for message in messages:
+                        produce(producer, message.topic, message.value, message.key,
+                                partition=message.partition)
+                    if producer.flush(10) == 0:
+                        return
+                except KafkaException as error:
+                    log.warning("mirroring offsets to %s failed, retrying: %s",
+                                plan.mirror_offsets_topic, error)
+                time.sleep(1)
+
+        thread = threading.Thread(target=run, name="offsets-mirror", daemon=True)
+        thread.start()
+        self._mirror_threads.append(thread)
+
+    def _finish_mirrors(self) -> None:
+        deadline = time.monotonic() + MIRROR_WAIT_S
+        for thread in self._mirror_threads:
+            thread.join(max(0.0, deadline - time.monotonic()))

@@ -1,0 +1,74 @@
+"""`readStream.format("eosconnect")` with a source connector: a thin adapter over the runtime.
+
+Driver side: `EosConnectSourceStreamReader` (one per query) plans each micro-batch from the
+offsets committed in Kafka. Executor side: `read()` runs one source task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
+
+from spark_eos_connect.runtime.faults import maybe_crash
+from spark_eos_connect.runtime.framework_config import parse_source_pipeline
+from spark_eos_connect.runtime.source_coordinator import SourceCoordinator
+from spark_eos_connect.runtime.source_plan import SourceTaskPlan, write_manifest
+from spark_eos_connect.runtime.source_reader import read_source_task
+from spark_eos_connect.spark.task_context import attempt_key, current_batch_id
+
+
+@dataclass
+class SourceTaskPartition(InputPartition):
+    """One source task's share of a micro-batch."""
+
+    plan: SourceTaskPlan
+
+
+class EosConnectSourceStreamReader(DataSourceStreamReader):
+    """Micro-batches of a source connector; Spark's offsets only count batches, because the
+    offsets that decide where tasks resume are the ones committed in Kafka."""
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        self.config = parse_source_pipeline(options)
+        self.coordinator: SourceCoordinator | None = None
+
+    def _coordinator(self) -> SourceCoordinator:
+        if self.coordinator is None:
+            self.coordinator = SourceCoordinator(self.config)
+        return self.coordinator
+
+    def initialOffset(self) -> dict[str, int]:  # noqa: N802 - Spark's name
+        """Driver: the offset before the first batch."""
+        return {"batch": 0}
+
+    def latestOffset(  # noqa: N802 - Spark's name
+        self, start: dict[str, int] | None = None, limit: Any = None
+    ) -> dict[str, int]:
+        """Driver: always one more batch; tasks poll what is there (maybe nothing)."""
+        return {"batch": int((start or self.initialOffset())["batch"]) + 1}
+
+    def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[InputPartition]:
+        """Driver: one input partition per task, planned from Kafka's committed offsets."""
+        return [SourceTaskPartition(plan) for plan in self._coordinator().plan()]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        """Executor: run the task, leaving the plan for this attempt's writer."""
+        assert isinstance(partition, SourceTaskPartition)
+        write_manifest(attempt_key(), partition.plan)
+        batch_id = current_batch_id()
+        for polls, batch in enumerate(read_source_task(partition.plan)):
+            if polls == 0:
+                maybe_crash("poll", batch_id)
+            yield batch
+
+    def commit(self, end: dict[str, int]) -> None:
+        """Driver: nothing to do; offsets were committed with the records."""
+
+    def stop(self) -> None:
+        """Driver: stop the connector."""
+        if self.coordinator is not None:
+            self.coordinator.stop()

@@ -1,0 +1,85 @@
+"""`writeStream.format("eosconnect")` for rows of a source connector: each Spark task writes its
+source task's records and offsets in Kafka transactions (see `runtime.source_writer`)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMessage
+
+from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.runtime.framework_config import split_options
+from spark_eos_connect.runtime.source_plan import SourceTaskPlan, read_manifest
+from spark_eos_connect.runtime.source_writer import SourceTaskWriter, TaskWriteResult
+from spark_eos_connect.spark.task_context import attempt_key, current_batch_id
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SourceTaskCommitMessage(WriterCommitMessage):
+    """What one task attempt wrote (executor → driver)."""
+
+    result: dict[str, Any]
+
+
+def summarize(batch_id: int, results: list[TaskWriteResult]) -> str:
+    """The one-line summary printed for each micro-batch."""
+    mode = "exactly-once" if all(r.exactly_once for r in results) else "at-least-once"
+    return (
+        f"batch {batch_id}: {sum(r.records for r in results)} records, "
+        f"{sum(r.transactions for r in results)} transactions, "
+        f"{sum(r.offsets_committed for r in results)} offsets committed, "
+        f"{sum(r.stale_rows_skipped for r in results)} stale rows skipped "
+        f"({len(results)} tasks, {mode})"
+    )
+
+
+class EosConnectSourceStreamWriter(DataSourceStreamArrowWriter):
+    """Writes source rows to Kafka, records and offsets in one transaction per task."""
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        rest, self.kafka = split_options({str(k).lower(): v for k, v in options.items()})
+        self.name = rest.get("name")
+        if not self.name:
+            raise ConfigError(
+                "Missing option name: the source connector whose rows this stream writes "
+                "(the same value as the reader's name option)"
+            )
+        if "bootstrap.servers" not in self.kafka:
+            raise ConfigError("Missing option kafka.bootstrap.servers: the Kafka cluster to write to")
+        if "transactional.id" in self.kafka:
+            raise ConfigError(
+                "Option kafka.transactional.id cannot be set: source tasks use "
+                "<group.id>-<connector>-<task>"
+            )
+
+    def _load_plan(self, key: str) -> SourceTaskPlan:
+        plan = read_manifest(key)
+        if plan.connector != self.name:
+            raise ConfigError(
+                f"option name={self.name!r} does not match the connector of the rows "
+                f"({plan.connector!r})"
+            )
+        return plan
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> SourceTaskCommitMessage:
+        """Executor: write this task's rows of the micro-batch."""
+        key = attempt_key()
+        writer = SourceTaskWriter(self.kafka, lambda: self._load_plan(key), current_batch_id())
+        return SourceTaskCommitMessage(asdict(writer.write(iterator)))
+
+    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:  # noqa: N803
+        """Driver: the records are already committed in Kafka; report the batch."""
+        results = [
+            TaskWriteResult(**m.result) for m in messages if isinstance(m, SourceTaskCommitMessage)
+        ]
+        print(summarize(batchId, results), flush=True)
+
+    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:  # noqa: N803
+        """Driver: tasks aborted their own transactions; nothing was committed by them."""
+        log.warning("batch %d aborted; uncommitted task transactions were aborted", batchId)
