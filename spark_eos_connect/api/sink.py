@@ -1,0 +1,167 @@
+"""The sink side of the connector API (Connect's `org.apache.kafka.connect.sink`).
+
+A `SinkTask` runs on an executor and receives Kafka records through `put`. Before consumer offsets
+are committed the runtime calls `pre_commit(current_offsets)` and commits only what it returns:
+returning `{}` means the task keeps its offsets itself (e.g. with the data, as the Delta sink does).
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from spark_eos_connect.api.connector import Connector, Task
+from spark_eos_connect.errors import EosConnectError
+
+__all__ = [
+    "SinkConnector",
+    "SinkRecord",
+    "SinkTask",
+    "SinkTaskContext",
+    "TopicPartition",
+]
+
+
+class TopicPartition(NamedTuple):
+    """A Kafka topic partition."""
+
+    topic: str
+    partition: int
+
+
+@dataclass(slots=True)
+class SinkRecord:
+    """One Kafka record handed to a sink task; `timestamp` is epoch milliseconds."""
+
+    topic: str
+    kafka_partition: int
+    kafka_offset: int
+    key: bytes | str | None
+    value: Any
+    timestamp: int | None = None
+    headers: Sequence[tuple[str, bytes | None]] = ()
+
+    @property
+    def topic_partition(self) -> TopicPartition:
+        """The record's `TopicPartition`."""
+        return TopicPartition(self.topic, self.kafka_partition)
+
+
+class SinkTaskContext:
+    """What the runtime gives a sink task (executor side).
+
+    The task may ask to rewind/skip partitions (`offset`) or to commit soon (`request_commit`);
+    the runtime collects those requests with `take_offset_resets` and `take_commit_request`.
+    """
+
+    def __init__(
+        self, configs: Mapping[str, str], assignment: Iterable[TopicPartition] = ()
+    ) -> None:
+        self._configs = dict(configs)
+        self._lock = threading.Lock()
+        self._assignment = frozenset(assignment)
+        self._resets: dict[TopicPartition, int] = {}
+        self._commit_requested = False
+
+    def configs(self) -> dict[str, str]:
+        """The task's configuration (a copy)."""
+        return dict(self._configs)
+
+    def assignment(self) -> frozenset[TopicPartition]:
+        """The partitions currently assigned to the task."""
+        with self._lock:
+            return self._assignment
+
+    def update_assignment(self, partitions: Iterable[TopicPartition]) -> None:
+        """Runtime: replace the current assignment."""
+        with self._lock:
+            self._assignment = frozenset(partitions)
+
+    def offset(self, tp: TopicPartition, offset: int) -> None:
+        """Ask the runtime to continue consuming `tp` from `offset` (the next record to read)."""
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise EosConnectError(f"Offset for {tp.topic}-{tp.partition} must be an int >= 0")
+        with self._lock:
+            self._resets[TopicPartition(*tp)] = offset
+
+    def offsets(self, offsets: Mapping[TopicPartition, int]) -> None:
+        """`offset` for several partitions at once."""
+        for tp, value in offsets.items():
+            self.offset(tp, value)
+
+    def request_commit(self) -> None:
+        """Ask the runtime to commit offsets (via `pre_commit`) as soon as it can."""
+        with self._lock:
+            self._commit_requested = True
+
+    def take_offset_resets(self) -> dict[TopicPartition, int]:
+        """Runtime: the requested resets since the last call (then forgotten)."""
+        with self._lock:
+            resets, self._resets = self._resets, {}
+            return resets
+
+    def take_commit_request(self) -> bool:
+        """Runtime: whether a commit was requested since the last call."""
+        with self._lock:
+            requested, self._commit_requested = self._commit_requested, False
+            return requested
+
+
+class SinkTask(Task):
+    """A sink task: `put` receives records; `pre_commit` decides which offsets get committed."""
+
+    _context: SinkTaskContext | None = None
+
+    def initialize(self, context: SinkTaskContext) -> None:
+        """Called once by the runtime before `start`."""
+        self._context = context
+
+    @property
+    def context(self) -> SinkTaskContext:
+        """The context given to `initialize`."""
+        if self._context is None:
+            raise EosConnectError(f"{type(self).__name__} has not been initialized")
+        return self._context
+
+    def open(self, partitions: Iterable[TopicPartition]) -> None:
+        """Partitions newly assigned to the task (before records from them arrive)."""
+
+    @abstractmethod
+    def put(self, records: list[SinkRecord]) -> None:
+        """Write (or buffer) records; raise to fail the task."""
+
+    def flush(self, current_offsets: dict[TopicPartition, int]) -> None:
+        """Make everything `put` so far durable; `current_offsets` are the next offsets to read."""
+
+    def pre_commit(self, current_offsets: dict[TopicPartition, int]) -> dict[TopicPartition, int]:
+        """The offsets the runtime may commit; by default `flush` then return `current_offsets`.
+
+        Return `{}` to commit nothing (the task keeps offsets itself).
+        """
+        self.flush(current_offsets)
+        return current_offsets
+
+    def close(self, partitions: Iterable[TopicPartition]) -> None:
+        """Partitions taken away from the task; drop any state kept for them."""
+
+
+class SinkConnector(Connector):
+    """A connector that writes Kafka records to an external system (driver side)."""
+
+    @abstractmethod
+    def task_class(self) -> type[SinkTask]:
+        """The `SinkTask` subclass that runs this connector's work."""
+
+    def alter_offsets(
+        self, config: dict[str, str], offsets: dict[TopicPartition, int | None]
+    ) -> bool:
+        """Check (and apply externally kept) consumer offsets before they are altered or reset.
+
+        `offsets` maps partitions to the next offset to read, None meaning reset; the connector is
+        stopped. Raise `ConfigError` to reject them. Return True when handled; False (the
+        default) means the consumer group's offsets are altered but external ones are not.
+        """
+        return False
