@@ -1,0 +1,1 @@
+"""Pure-Python Kafka Connect wire formats: partitioning, HashMap order, internal-topic records."""

@@ -1,0 +1,178 @@
+r"""Compact JSON exactly as Kafka Connect's JsonConverter (Jackson) writes it, and a strict reader.
+
+Connect looks records up by their raw bytes, so the writer must reproduce Jackson's output byte for
+byte: no whitespace; BMP characters as raw UTF-8, but characters beyond the BMP as two escaped
+UTF-16 surrogates (``\uD83D\uDE00``: Jackson's UTF-8 generator default); the short escapes
+``\"``, ``\\``, ``\b``, ``\t``, ``\n``, ``\f``, ``\r``; other control characters as
+``\u00XX``; hex digits upper-case; doubles in Java's ``Double.toString`` form (``1.0E10``,
+``0.001``), with the shortest digits as on JDK 19+ (JDK 17 prints a few values with more digits).
+Errors are raised as plain `ValueError`; the public modules wrap them in their own error classes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+_SHORT_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def _escape_char(ch: str) -> str:
+    short = _SHORT_ESCAPES.get(ch)
+    if short is not None:
+        return short
+    code = ord(ch)
+    if code < 0x20:
+        return f"\\u{code:04X}"
+    if 0xD800 <= code <= 0xDFFF:
+        raise ValueError(f"string contains a lone surrogate U+{code:04X}")
+    if code > 0xFFFF:
+        # Jackson's UTF-8 generator escapes each UTF-16 surrogate of a supplementary character.
+        code -= 0x10000
+        return f"\\u{0xD800 | (code >> 10):04X}\\u{0xDC00 | (code & 0x3FF):04X}"
+    return ch
+
+
+def quote(text: str) -> str:
+    """Return `text` as a JSON string literal, escaped the way Jackson escapes it."""
+    return '"' + "".join(_escape_char(ch) for ch in text) + '"'
+
+
+def _closer_two_digits(value: float, digit: str, exponent: int) -> tuple[str, int]:
+    """Java picks a 2-digit decimal over the 1-digit one when it is closer (e.g. 4.9E-324)."""
+    exact = Fraction(value)
+    best_digits, best_exponent = digit, exponent
+    best_distance = abs(int(digit) * Fraction(10) ** exponent - exact)
+    for scale_exponent in (exponent - 2, exponent - 1):
+        scale = Fraction(10) ** scale_exponent
+        two = round(exact / scale)
+        candidate = two * scale
+        distance = abs(candidate - exact)
+        if 10 <= two <= 99 and float(candidate) == value and distance < best_distance:
+            best_digits, best_exponent, best_distance = str(two), scale_exponent + 1, distance
+    return best_digits.rstrip("0") or "0", best_exponent
+
+
+def java_double_to_string(value: float) -> str:
+    """Format a finite double like Java's ``Double.toString`` (JDK 19+, shortest digits)."""
+    if not math.isfinite(value):
+        raise ValueError(f"non-finite number {value!r} cannot be written as JSON")
+    if value == 0.0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    sign = "-" if value < 0 else ""
+    mantissa, _, exp_text = repr(abs(value)).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    all_digits = whole + frac
+    # The value is 0.<digits> * 10**point once leading and trailing zeros are dropped.
+    point = len(whole) + int(exp_text or "0")
+    significant = all_digits.lstrip("0")
+    point -= len(all_digits) - len(significant)
+    digits = significant.rstrip("0")
+    exponent = point - 1  # scientific exponent: d.ddd * 10**exponent
+    if len(digits) == 1:
+        digits, exponent = _closer_two_digits(abs(value), digits, exponent)
+        point = exponent + 1
+    if -3 <= exponent < 7:
+        if point <= 0:
+            return f"{sign}0.{'0' * -point}{digits}"
+        if point >= len(digits):
+            return f"{sign}{digits}{'0' * (point - len(digits))}.0"
+        return f"{sign}{digits[:point]}.{digits[point:]}"
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exponent}"
+
+
+def dumps(value: Any) -> str:
+    """Serialize str/int/float/bool/None, sequences and string-keyed mappings as compact JSON.
+
+    Mapping keys are written in the mapping's own iteration order.
+    """
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, int):
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise ValueError(f"integer {value} does not fit in a Java long")
+        return str(int(value))
+    if isinstance(value, float):
+        return java_double_to_string(value)
+    if isinstance(value, Mapping):
+        parts = []
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ValueError(f"object key {key!r} is not a string")
+            parts.append(quote(key) + ":" + dumps(item))
+        return "{" + ",".join(parts) + "}"
+    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+        return "[" + ",".join(dumps(item) for item in value) + "]"
+    raise ValueError(f"value of type {type(value).__name__} cannot be written as JSON")
+
+
+def dumps_bytes(value: Any) -> bytes:
+    """`dumps` encoded as UTF-8."""
+    return dumps(value).encode("utf-8")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def _parse_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"number {text} is out of range for a double")
+    return number
+
+
+def loads(raw: bytes) -> Any:
+    """Parse UTF-8 JSON strictly (no NaN/Infinity, no overflowing doubles)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not valid UTF-8: {exc}") from exc
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON: {exc}") from exc
+
+
+def is_int(value: object) -> bool:
+    """True for a JSON integer (a Python int that is not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def type_name(value: object) -> str:
+    """A short JSON-ish name of `value`'s type for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
