@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -101,3 +103,36 @@ def unique_name() -> Callable[[str], str]:
 def work_dir(tmp_path: Path) -> Path:
     """A per-test scratch folder."""
     return tmp_path
+
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def run_job() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Runs `jobs/<script>` in its own process group; `fault="point@batch"` arms a crash."""
+
+    def run(
+        script: str,
+        *args: str,
+        fault: str | None = None,
+        marker: Path | None = None,
+        timeout_s: float = 300.0,
+    ) -> subprocess.CompletedProcess[str]:
+        env = dict(os.environ)
+        env.pop("EOSCONNECT_FAULT", None)
+        if fault:
+            env["EOSCONNECT_FAULT"] = fault
+            if marker is not None:
+                env["EOSCONNECT_FAULT_MARKER"] = str(marker)
+        return subprocess.run(
+            [sys.executable, str(REPO_ROOT / "jobs" / script), *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            start_new_session=True,
+            check=False,
+        )
+
+    return run

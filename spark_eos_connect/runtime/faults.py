@@ -6,6 +6,8 @@ machine crash would. `EOSCONNECT_FAULT_MARKER=<file>` gets written first so a te
 crash happened where it asked. Points: `poll` (reader, after the first poll), `before_commit`
 (writer, records and offsets produced, transaction not committed), `after_commit` (writer,
 transaction committed, Spark not yet told).
+Spark's Python daemon runs its workers in a process group of their own, so the job publishes
+its driver's group in `EOSCONNECT_FAULT_PGID` (see `arm_driver_group`) and both groups are killed.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 FAULT_ENV = "EOSCONNECT_FAULT"
 MARKER_ENV = "EOSCONNECT_FAULT_MARKER"
+DRIVER_GROUP_ENV = "EOSCONNECT_FAULT_PGID"
 POINTS = ("poll", "before_commit", "after_commit")
 
 
@@ -36,4 +39,13 @@ def maybe_crash(point: str, batch_id: int | None) -> None:
     marker = os.environ.get(MARKER_ENV)
     if marker:
         Path(marker).write_text(f"{point}@{batch_id}\n")
+    driver_group = os.environ.get(DRIVER_GROUP_ENV)
+    if driver_group:
+        os.killpg(int(driver_group), signal.SIGKILL)
     os.killpg(os.getpgrp(), signal.SIGKILL)
+
+
+def arm_driver_group() -> None:
+    """Driver: let injected faults kill this process group too (call before Spark starts)."""
+    if os.environ.get(FAULT_ENV):
+        os.environ[DRIVER_GROUP_ENV] = str(os.getpgrp())

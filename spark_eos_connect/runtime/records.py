@@ -72,8 +72,16 @@ def records_to_arrow(records: Sequence[SourceRecord]) -> pa.RecordBatch:
             last_partition_json = map_json(last_partition)
         source_partitions.append(last_partition_json)
         source_offsets.append(map_json(record.source_offset))
-    columns = [topics, partitions, keys, values, headers, timestamps, source_partitions,
-               source_offsets]
+    columns = [
+        topics,
+        partitions,
+        keys,
+        values,
+        headers,
+        timestamps,
+        source_partitions,
+        source_offsets,
+    ]
     arrays = [
         pa.array(column, type=field.type)
         for column, field in zip(columns, SOURCE_ROW_SCHEMA, strict=True)

@@ -26,7 +26,7 @@ def load_class(dotted: str) -> type:
     """Import `package.module.Class`."""
     module_name, _, class_name = dotted.rpartition(".")
     try:
-        return getattr(importlib.import_module(module_name), class_name)  # type: ignore[no-any-return]
+        return getattr(importlib.import_module(module_name), class_name)
     except (ImportError, AttributeError) as error:
         raise ConfigError(f"cannot load task class {dotted!r}: {error}") from error
 

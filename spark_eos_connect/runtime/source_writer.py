@@ -213,7 +213,9 @@ class SourceTaskWriter:
         if plan.exactly_once and not self._verified:
             if not self._check_not_stale(offsets):
                 self._stale = True
-                self._abort_quietly()
+                abort_error = self._abort_quietly()
+                if abort_error is not None and is_fenced(abort_error):
+                    raise self._fenced(plan, abort_error)
                 self.result.stale_rows_skipped += self.result.records
                 self.result.records = 0
                 return
@@ -221,19 +223,16 @@ class SourceTaskWriter:
         for message in offset_messages(
             plan.offsets_topic, plan.offsets_topic_partitions, plan.connector, offsets
         ):
-            produce(producer, message.topic, message.value, message.key,
-                    partition=message.partition)
+            produce(
+                producer, message.topic, message.value, message.key, partition=message.partition
+            )
         if plan.exactly_once:
             maybe_crash("before_commit", self.batch_id)
             try:
                 producer.commit_transaction(COMMIT_TIMEOUT_S)
             except KafkaException as error:
                 if is_fenced(error):
-                    raise ProducerFencedError(
-                        f"task {plan.task} of connector {plan.connector} was fenced by a newer "
-                        f"producer with transactional id {plan.transactional_id}; its records "
-                        "were not committed"
-                    ) from error
+                    raise self._fenced(plan, error) from error
                 raise
             self._in_transaction = False
             maybe_crash("after_commit", self.batch_id)
@@ -247,14 +246,25 @@ class SourceTaskWriter:
         if plan.mirror_offsets_topic:
             self._mirror(plan, offsets)
 
-    def _abort_quietly(self) -> None:
+    @staticmethod
+    def _fenced(plan: SourceTaskPlan, error: KafkaException) -> ProducerFencedError:
+        return ProducerFencedError(
+            f"task {plan.task} of connector {plan.connector} was fenced by a newer producer "
+            f"with transactional id {plan.transactional_id}; its records were not committed "
+            f"({error.args[0]})"
+        )
+
+    def _abort_quietly(self) -> KafkaException | None:
+        """Abort the open transaction, if any; returns the error instead of raising it."""
         if self.producer is None or not self._in_transaction:
-            return
+            return None
         self._in_transaction = False
         try:
             self.producer.abort_transaction(COMMIT_TIMEOUT_S)
         except KafkaException as error:
             log.warning("aborting the transaction failed (it will be fenced): %s", error)
+            return error
+        return None
 
     # -- mirroring to the global offsets topic (KIP-618: best effort, never fails the task) --
 
@@ -269,13 +279,21 @@ class SourceTaskWriter:
             while True:
                 try:
                     for message in messages:
-                        produce(producer, message.topic, message.value, message.key,
-                                partition=message.partition)
+                        produce(
+                            producer,
+                            message.topic,
+                            message.value,
+                            message.key,
+                            partition=message.partition,
+                        )
                     if producer.flush(10) == 0:
                         return
                 except KafkaException as error:
-                    log.warning("mirroring offsets to %s failed, retrying: %s",
-                                plan.mirror_offsets_topic, error)
+                    log.warning(
+                        "mirroring offsets to %s failed, retrying: %s",
+                        plan.mirror_offsets_topic,
+                        error,
+                    )
                 time.sleep(1)
 
         thread = threading.Thread(target=run, name="offsets-mirror", daemon=True)

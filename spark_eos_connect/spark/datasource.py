@@ -20,13 +20,13 @@ class EosConnectDataSource(DataSource):
         """Rows of a source connector (DESIGN §2)."""
         return SOURCE_ROW_DDL
 
-    def streamReader(self, schema: StructType) -> DataSourceStreamReader:  # noqa: N802
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         """Driver: a source connector's micro-batches."""
         from spark_eos_connect.spark.source_stream import EosConnectSourceStreamReader
 
         return EosConnectSourceStreamReader(self.options)
 
-    def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:  # noqa: N802
+    def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
         """Driver: writes a source connector's rows to Kafka exactly once."""
         from spark_eos_connect.spark.source_writer import EosConnectSourceStreamWriter
 

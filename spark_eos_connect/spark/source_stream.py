@@ -41,11 +41,11 @@ class EosConnectSourceStreamReader(DataSourceStreamReader):
             self.coordinator = SourceCoordinator(self.config)
         return self.coordinator
 
-    def initialOffset(self) -> dict[str, int]:  # noqa: N802 - Spark's name
+    def initialOffset(self) -> dict[str, int]:
         """Driver: the offset before the first batch."""
         return {"batch": 0}
 
-    def latestOffset(  # noqa: N802 - Spark's name
+    def latestOffset(
         self, start: dict[str, int] | None = None, limit: Any = None
     ) -> dict[str, int]:
         """Driver: always one more batch; tasks poll what is there (maybe nothing)."""

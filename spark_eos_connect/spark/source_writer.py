@@ -51,7 +51,9 @@ class EosConnectSourceStreamWriter(DataSourceStreamArrowWriter):
                 "(the same value as the reader's name option)"
             )
         if "bootstrap.servers" not in self.kafka:
-            raise ConfigError("Missing option kafka.bootstrap.servers: the Kafka cluster to write to")
+            raise ConfigError(
+                "Missing option kafka.bootstrap.servers: the Kafka cluster to write to"
+            )
         if "transactional.id" in self.kafka:
             raise ConfigError(
                 "Option kafka.transactional.id cannot be set: source tasks use "
@@ -73,13 +75,13 @@ class EosConnectSourceStreamWriter(DataSourceStreamArrowWriter):
         writer = SourceTaskWriter(self.kafka, lambda: self._load_plan(key), current_batch_id())
         return SourceTaskCommitMessage(asdict(writer.write(iterator)))
 
-    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:  # noqa: N803
+    def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         """Driver: the records are already committed in Kafka; report the batch."""
         results = [
             TaskWriteResult(**m.result) for m in messages if isinstance(m, SourceTaskCommitMessage)
         ]
         print(summarize(batchId, results), flush=True)
 
-    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:  # noqa: N803
+    def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         """Driver: tasks aborted their own transactions; nothing was committed by them."""
         log.warning("batch %d aborted; uncommitted task transactions were aborted", batchId)

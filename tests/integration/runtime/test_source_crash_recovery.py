@@ -22,17 +22,27 @@ PER_TRIGGER = 2000  # 1000 per task: three batches with records, the crash in th
 
 def pipeline_args(name: str, topic: str, bootstrap: str, checkpoint: Path) -> list[str]:
     return [
-        "--name", name,
-        "--connector-class", "Generator",
-        "--tasks-max", str(TASKS),
-        "--max-records-per-trigger", str(PER_TRIGGER),
-        "--option", f"topic={topic}",
-        "--option", f"max.records={RECORDS_PER_TASK}",
-        "--option", "records.per.poll=500",
-        "--bootstrap-servers", bootstrap,
-        "--checkpoint", str(checkpoint),
+        "--name",
+        name,
+        "--connector-class",
+        "Generator",
+        "--tasks-max",
+        str(TASKS),
+        "--max-records-per-trigger",
+        str(PER_TRIGGER),
+        "--option",
+        f"topic={topic}",
+        "--option",
+        f"max.records={RECORDS_PER_TASK}",
+        "--option",
+        "records.per.poll=500",
+        "--bootstrap-servers",
+        bootstrap,
+        "--checkpoint",
+        str(checkpoint),
         "--until-idle",
-        "--timeout", "240",
+        "--timeout",
+        "240",
     ]
 
 

@@ -99,9 +99,12 @@ def test_reexecuted_attempt_after_a_commit_writes_nothing(
     assert (again.records, again.transactions, again.stale_rows_skipped) == (0, 0, PER_BATCH)
     assert len(read_committed(topic)) == PER_BATCH
     [next_plan] = coordinator.plan()
-    assert next_plan.committed == [(plan.committed[0][0] if plan.committed else
-                                    {"generator": plan.connector, "task": 0},
-                                    {"position": PER_BATCH})]
+    assert next_plan.committed == [
+        (
+            plan.committed[0][0] if plan.committed else {"generator": plan.connector, "task": 0},
+            {"position": PER_BATCH},
+        )
+    ]
 
 
 def test_aborted_transaction_leaves_no_records_and_no_offsets(

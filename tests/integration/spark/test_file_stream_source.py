@@ -92,8 +92,9 @@ def test_file_source_offsets_have_connects_exact_bytes(
     topic = topic_factory("file")
     name = unique_name("file")
 
-    run_one_batch(spark, file_source_options(name, source, topic, bootstrap_servers),
-                  tmp_path / "ck")
+    run_one_batch(
+        spark, file_source_options(name, source, topic, bootstrap_servers), tmp_path / "ck"
+    )
 
     assert [r.value for r in read_committed(topic)] == [b"one", b"two", b"three"]
     raw = [r for r in read_committed("eosconnect-offsets") if name.encode() in (r.key or b"")]
@@ -102,7 +103,8 @@ def test_file_source_offsets_have_connects_exact_bytes(
 
     with source.open("a") as appended:
         appended.write("four\n")
-    run_one_batch(spark, file_source_options(name, source, topic, bootstrap_servers),
-                  tmp_path / "ck")
+    run_one_batch(
+        spark, file_source_options(name, source, topic, bootstrap_servers), tmp_path / "ck"
+    )
 
     assert [r.value for r in read_committed(topic)] == [b"one", b"two", b"three", b"four"]

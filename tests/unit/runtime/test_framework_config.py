@@ -1,0 +1,78 @@
+"""Parsing the framework's options: defaults, Kafka passthrough, errors that name the option."""
+
+from __future__ import annotations
+
+import pytest
+
+from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.runtime.framework_config import parse_source_pipeline
+
+BASE = {
+    "name": "orders",
+    "connector.class": "Generator",
+    "kafka.bootstrap.servers": "localhost:9092",
+    "topic": "events",
+}
+
+
+def test_defaults_follow_connect_and_never_join_a_real_connect_cluster() -> None:
+    config = parse_source_pipeline(BASE)
+
+    assert config.group_id == "eosconnect"
+    assert config.global_offsets_topic == "eosconnect-offsets"
+    assert config.config_topic == "eosconnect-configs"
+    assert config.status_topic == "eosconnect-status"
+    assert config.exactly_once and config.transaction_boundary == "poll"
+    assert config.task_transactional_id(3) == "eosconnect-orders-3"
+    assert config.leader_transactional_id == "connect-cluster-eosconnect"
+    assert config.offsets_transactional_id == "eosconnect-orders"
+
+
+def test_kafka_options_pass_through_without_prefix_and_the_rest_go_to_the_connector() -> None:
+    config = parse_source_pipeline({**BASE, "kafka.acks": "all", "seed": "7"})
+
+    assert config.kafka == {"bootstrap.servers": "localhost:9092", "acks": "all"}
+    assert config.connector_props["seed"] == "7"
+    assert config.connector_props["topic"] == "events"
+    assert "kafka.acks" not in config.connector_props
+
+
+def test_spark_style_options_are_case_insensitive() -> None:
+    config = parse_source_pipeline({**BASE, "maxRecordsPerTrigger": "500"})
+
+    assert config.max_records_per_trigger == 500
+
+
+def test_dedicated_offsets_topic_becomes_primary() -> None:
+    config = parse_source_pipeline({**BASE, "offsets.storage.topic": "orders-offsets"})
+
+    assert config.primary_offsets_topic == "orders-offsets"
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"tasks.max": "zero"}, "tasks.max"),
+        ({"tasks.max": "0"}, "tasks.max"),
+        ({"transaction.boundary": "sometimes"}, "transaction.boundary"),
+        ({"exactly.once.source.support": "maybe"}, "exactly.once.source.support"),
+        ({"maxRecordsPerTrigger": "-1"}, "maxrecordspertrigger"),
+    ],
+)
+def test_bad_values_are_rejected_naming_the_option(options: dict[str, str], named: str) -> None:
+    with pytest.raises(ConfigError, match=named.replace(".", r"\.")):
+        parse_source_pipeline({**BASE, **options})
+
+
+def test_missing_connector_class_and_bootstrap_servers_are_named() -> None:
+    without_class = {k: v for k, v in BASE.items() if k != "connector.class"}
+    with pytest.raises(ConfigError, match=r"connector\.class"):
+        parse_source_pipeline(without_class)
+    without_kafka = {k: v for k, v in BASE.items() if not k.startswith("kafka.")}
+    with pytest.raises(ConfigError, match=r"kafka\.bootstrap\.servers"):
+        parse_source_pipeline(without_kafka)
+
+
+def test_user_transactional_id_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"kafka\.transactional\.id"):
+        parse_source_pipeline({**BASE, "kafka.transactional.id": "mine"})
