@@ -1,51 +1,93 @@
-"""`make demo`: start a local Kafka broker and show what works today.
+"""`make demo`: the exactly-once source pipeline on an embedded local broker, crashed and resumed.
 
-Today that is the foundation: a transactional write whose aborted half stays invisible to a
-read_committed consumer, and a Delta table written and read through the local Spark session.
+1. Start a local Kafka broker.
+2. Stream the deterministic generator connector (2 tasks) into a Kafka topic with
+   jobs/source_to_kafka.py, and kill the whole job with SIGKILL right after a transaction commit,
+   before Spark records the micro-batch: the worst moment for duplicates.
+3. Restart the job; it resumes from the offsets committed in Kafka and stops when idle.
+4. Read the topic back with read_committed and count duplicates and missing records.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import tempfile
+from collections import Counter
+from pathlib import Path
 
-from confluent_kafka import Producer
-
+from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.kafka.broker import LocalKafkaBroker
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic, read_to_end
-from spark_eos_connect.spark.session import local_spark_session
+
+TASKS = 2
+RECORDS_PER_TASK = 50_000
+JOBS = Path(__file__).resolve().parent
 
 
-def main() -> None:
-    with LocalKafkaBroker() as broker:
-        config = {"bootstrap.servers": broker.bootstrap_servers}
-        print(f"broker up: bootstrap.servers={broker.bootstrap_servers}")
-        ensure_topic(admin_client(config), "demo")
-        producer = Producer({**config, "transactional.id": "demo"})
-        producer.init_transactions(30)
-        for commit in (False, True):
-            producer.begin_transaction()
-            for i in range(100):
-                producer.produce("demo", value=f"{commit}-{i}".encode())
-            if commit:
-                producer.commit_transaction(30)
-            else:
-                producer.abort_transaction(30)
-        committed = read_to_end(config, ["demo"], "read_committed")
-        uncommitted = read_to_end(config, ["demo"], "read_uncommitted")
+def run_pipeline(bootstrap: str, topic: str, checkpoint: Path, fault: str | None) -> int:
+    env = dict(os.environ)
+    if fault:
+        env["EOSCONNECT_FAULT"] = fault
+    command = [
+        sys.executable,
+        str(JOBS / "source_to_kafka.py"),
+        "--name",
+        "demo-generator",
+        "--connector-class",
+        "Generator",
+        "--tasks-max",
+        str(TASKS),
+        "--max-records-per-trigger",
+        "40000",
+        "--option",
+        f"topic={topic}",
+        "--option",
+        f"max.records={RECORDS_PER_TASK}",
+        "--bootstrap-servers",
+        bootstrap,
+        "--checkpoint",
+        str(checkpoint),
+        "--until-idle",
+    ]
+    return subprocess.run(command, env=env, start_new_session=True, check=False).returncode
+
+
+def main() -> int:
+    work = Path(tempfile.mkdtemp(prefix="eosconnect-demo-"))
+    with LocalKafkaBroker(data_dir=work / "kafka") as broker:
+        bootstrap = broker.bootstrap_servers
+        config = {"bootstrap.servers": bootstrap}
+        print(f"== local broker: bootstrap.servers={bootstrap}", flush=True)
+        topic = "demo-events"
+        ensure_topic(admin_client(config), topic, partitions=2)
+
         print(
-            f"produced 100 aborted + 100 committed records; read_committed sees "
-            f"{len(committed)}, read_uncommitted sees {len(uncommitted)}"
+            "== run 1: generator -> Kafka, killed with SIGKILL after batch 1's commit", flush=True
         )
+        code = run_pipeline(bootstrap, topic, work / "checkpoint", fault="after_commit@1")
+        so_far = len(read_to_end(config, [topic]))
+        print(f"   run 1 exited with {code} (-9 = SIGKILL); {so_far} records committed so far")
 
-        spark = local_spark_session(app_name="eosconnect-demo")
-        path = tempfile.mkdtemp(prefix="eosconnect-demo-") + "/table"
-        values = [(r.offset, r.value.decode()) for r in committed if r.value is not None]
-        spark.createDataFrame(values, "offset long, value string").write.format("delta").save(path)
-        rows = spark.read.format("delta").load(path).count()
-        print(f"Delta table {path}: {rows} rows (the committed records)")
-        spark.stop()
-        assert len(committed) == 100 and rows == 100
+        print("== run 2: restart; resumes from the offsets committed in Kafka", flush=True)
+        code = run_pipeline(bootstrap, topic, work / "checkpoint", fault=None)
+        if code != 0:
+            print(f"run 2 failed with exit code {code}", file=sys.stderr)
+            return 1
+
+        counts = Counter(
+            parse_generated_value(r.value or b"") for r in read_to_end(config, [topic])
+        )
+        expected = {(task, n) for task in range(TASKS) for n in range(RECORDS_PER_TASK)}
+        duplicates = sum(count - 1 for count in counts.values() if count > 1)
+        missing = len(expected - set(counts))
+        print(
+            f"== verification (read_committed): produced {len(expected)}, "
+            f"read back {sum(counts.values())}, duplicates {duplicates}, missing {missing}"
+        )
+        return 0 if duplicates == 0 and missing == 0 else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
