@@ -55,8 +55,9 @@ def idempotent_producer(kafka: Mapping[str, Any]) -> Producer:
     return Producer({**PRODUCER_DEFAULTS, **kafka, "enable.idempotence": True, "log_level": 3})
 
 
-def produce(producer: Producer, topic: str, value: bytes | None, key: bytes | None,
-            **extra: Any) -> None:
+def produce(
+    producer: Producer, topic: str, value: bytes | None, key: bytes | None, **extra: Any
+) -> None:
     """Produce, waiting for queue space instead of failing when the local queue is full."""
     while True:
         try:
