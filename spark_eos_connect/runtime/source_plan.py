@@ -86,3 +86,33 @@ def read_manifest(attempt_key: str, remove: bool = True) -> SourceTaskPlan:
     if remove:
         path.unlink(missing_ok=True)
     return SourceTaskPlan.from_manifest(data)
+
+
+def _boundaries_path(attempt_key: str) -> Path:
+    return spool_dir() / f"{attempt_key}.boundaries"
+
+
+def append_boundary(attempt_key: str, row: int, action: str) -> None:
+    """Reader: the task asked to end a transaction (`commit`/`abort`) after batch row `row`."""
+    path = _boundaries_path(attempt_key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as out:
+        out.write(f"{row} {action}\n")
+
+
+def read_boundaries(attempt_key: str) -> dict[int, str]:
+    """Writer: every boundary the reader of this attempt has published so far."""
+    try:
+        lines = _boundaries_path(attempt_key).read_text().splitlines()
+    except FileNotFoundError:
+        return {}
+    boundaries = {}
+    for line in lines:
+        row, _, action = line.partition(" ")
+        boundaries[int(row)] = action
+    return boundaries
+
+
+def remove_boundaries(attempt_key: str) -> None:
+    """Writer: forget this attempt's boundaries once the attempt is over."""
+    _boundaries_path(attempt_key).unlink(missing_ok=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pyarrow as pa
 
@@ -47,9 +47,46 @@ def start_task(plan: SourceTaskPlan) -> tuple[SourceTask, TransactionContext | N
     return task, transaction_context
 
 
-def poll_batches(plan: SourceTaskPlan) -> Iterator[list[SourceRecord]]:
-    """Poll the task until the batch's record budget or time budget is spent, or it is idle."""
-    task, _ = start_task(plan)
+BoundarySink = Callable[[int, str], None]
+
+
+def boundary_markers(
+    records: list[SourceRecord], context: TransactionContext, first_row: int
+) -> list[tuple[int, str]]:
+    """Where the task asked to end a transaction in this poll: `(row, "commit"|"abort")`.
+
+    `row` is the index, counted over the whole micro-batch from `first_row`, of the last record
+    of the transaction; a request without a record ends it after the poll's last record.
+    """
+    markers: list[tuple[int, str]] = []
+    for i, record in enumerate(records):
+        if context.should_abort_on(record):
+            markers.append((first_row + i, "abort"))
+        elif context.should_commit_on(record):
+            markers.append((first_row + i, "commit"))
+    last_row = first_row + len(records) - 1
+    batch_action = (
+        "abort"
+        if context.should_abort_batch()
+        else "commit"
+        if context.should_commit_batch()
+        else None
+    )
+    if batch_action is not None and records and (not markers or markers[-1][0] != last_row):
+        markers.append((last_row, batch_action))
+    return markers
+
+
+def poll_batches(
+    plan: SourceTaskPlan, on_boundary: BoundarySink | None = None
+) -> Iterator[list[SourceRecord]]:
+    """Poll the task until the batch's record budget or time budget is spent, or it is idle.
+
+    With connector-defined boundaries, `on_boundary(row, action)` is told of every boundary in a
+    poll before that poll's records are yielded, so the writer always knows a boundary before it
+    sees the rows after it.
+    """
+    task, transaction_context = start_task(plan)
     try:
         polled = 0
         deadline = time.monotonic() + plan.max_poll_duration_ms / 1000
@@ -57,13 +94,18 @@ def poll_batches(plan: SourceTaskPlan) -> Iterator[list[SourceRecord]]:
             records = task.poll()
             if not records:
                 break
+            if transaction_context is not None and on_boundary is not None:
+                for row, action in boundary_markers(records, transaction_context, polled):
+                    on_boundary(row, action)
             polled += len(records)
             yield records
     finally:
         task.stop()
 
 
-def read_source_task(plan: SourceTaskPlan) -> Iterator[pa.RecordBatch]:
+def read_source_task(
+    plan: SourceTaskPlan, on_boundary: BoundarySink | None = None
+) -> Iterator[pa.RecordBatch]:
     """The task's rows for this micro-batch as Arrow batches."""
-    for records in poll_batches(plan):
+    for records in poll_batches(plan, on_boundary):
         yield records_to_arrow(records)

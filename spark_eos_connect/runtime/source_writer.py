@@ -55,6 +55,7 @@ class TaskWriteResult:
     transactions: int = 0
     offsets_committed: int = 0
     stale_rows_skipped: int = 0
+    aborted_transactions: int = 0
     exactly_once: bool = True
 
 
@@ -76,10 +77,13 @@ class SourceTaskWriter:
         kafka: Mapping[str, Any],
         load_plan: Callable[[], SourceTaskPlan],
         batch_id: int | None = None,
+        boundaries: Callable[[], Mapping[int, str]] | None = None,
     ) -> None:
         self.kafka = dict(kafka)
         self._load_plan = load_plan
         self.batch_id = batch_id
+        self._boundaries = boundaries
+        self._rows_seen = 0
         self.plan: SourceTaskPlan | None = None
         self.producer: Producer | None = None
         self.result = TaskWriteResult()
@@ -101,10 +105,19 @@ class SourceTaskWriter:
                 if self._stale:
                     self.result.stale_rows_skipped += batch.num_rows
                     continue
-                self._open()
-                self._produce_batch(batch)
-                if self._boundary_due():
-                    self._commit()
+                for piece, action in self._split_at_boundaries(batch):
+                    if self._stale:
+                        self.result.stale_rows_skipped += piece.num_rows
+                        continue
+                    self._open()
+                    self._produce_batch(piece)
+                    assert self.plan is not None
+                    if not self.plan.exactly_once:
+                        action = None  # boundaries are transactions: none without exactly-once
+                    if action == "abort":
+                        self._abort_requested()
+                    elif action == "commit" or self._boundary_due():
+                        self._commit()
             if self.plan is not None and not self._stale:
                 self._commit()
         except BaseException:
@@ -129,6 +142,34 @@ class SourceTaskWriter:
             self.producer.begin_transaction()
             self._in_transaction = True
             self._transaction_started = time.monotonic()
+
+    def _split_at_boundaries(
+        self, batch: pa.RecordBatch
+    ) -> list[tuple[pa.RecordBatch, str | None]]:
+        """The batch cut after each row where the connector asked to commit or abort."""
+        first = self._rows_seen
+        self._rows_seen += batch.num_rows
+        if self._boundaries is None:
+            return [(batch, None)]
+        known = self._boundaries()
+        rows = sorted(r for r in known if first <= r < self._rows_seen)
+        pieces: list[tuple[pa.RecordBatch, str | None]] = []
+        start = 0
+        for row in rows:
+            end = row - first + 1
+            pieces.append((batch.slice(start, end - start), known[row]))
+            start = end
+        if start < batch.num_rows:
+            pieces.append((batch.slice(start), None))
+        return pieces
+
+    def _abort_requested(self) -> None:
+        """The connector aborted its transaction: drop its records and their offsets."""
+        error = self._abort_quietly()
+        if error is not None:
+            raise error
+        self._pending.clear()
+        self.result.aborted_transactions += 1
 
     def _boundary_due(self) -> bool:
         assert self.plan is not None

@@ -16,7 +16,7 @@ from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 from spark_eos_connect.runtime.faults import maybe_crash
 from spark_eos_connect.runtime.framework_config import parse_source_pipeline
 from spark_eos_connect.runtime.source_coordinator import SourceCoordinator
-from spark_eos_connect.runtime.source_plan import SourceTaskPlan, write_manifest
+from spark_eos_connect.runtime.source_plan import SourceTaskPlan, append_boundary, write_manifest
 from spark_eos_connect.runtime.source_reader import read_source_task
 from spark_eos_connect.spark.task_context import attempt_key, current_batch_id
 
@@ -58,9 +58,14 @@ class EosConnectSourceStreamReader(DataSourceStreamReader):
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         """Executor: run the task, leaving the plan for this attempt's writer."""
         assert isinstance(partition, SourceTaskPartition)
-        write_manifest(attempt_key(), partition.plan)
+        key = attempt_key()
+        write_manifest(key, partition.plan)
         batch_id = current_batch_id()
-        for polls, batch in enumerate(read_source_task(partition.plan)):
+
+        def publish(row: int, action: str) -> None:
+            append_boundary(key, row, action)
+
+        for polls, batch in enumerate(read_source_task(partition.plan, publish)):
             if polls == 0:
                 maybe_crash("poll", batch_id)
             yield batch

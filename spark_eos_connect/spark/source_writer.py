@@ -13,7 +13,12 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.runtime.framework_config import split_options
-from spark_eos_connect.runtime.source_plan import SourceTaskPlan, read_manifest
+from spark_eos_connect.runtime.source_plan import (
+    SourceTaskPlan,
+    read_boundaries,
+    read_manifest,
+    remove_boundaries,
+)
 from spark_eos_connect.runtime.source_writer import SourceTaskWriter, TaskWriteResult
 from spark_eos_connect.spark.task_context import attempt_key, current_batch_id
 
@@ -72,8 +77,16 @@ class EosConnectSourceStreamWriter(DataSourceStreamArrowWriter):
     def write(self, iterator: Iterator[pa.RecordBatch]) -> SourceTaskCommitMessage:
         """Executor: write this task's rows of the micro-batch."""
         key = attempt_key()
-        writer = SourceTaskWriter(self.kafka, lambda: self._load_plan(key), current_batch_id())
-        return SourceTaskCommitMessage(asdict(writer.write(iterator)))
+        writer = SourceTaskWriter(
+            self.kafka,
+            lambda: self._load_plan(key),
+            current_batch_id(),
+            boundaries=lambda: read_boundaries(key),
+        )
+        try:
+            return SourceTaskCommitMessage(asdict(writer.write(iterator)))
+        finally:
+            remove_boundaries(key)
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         """Driver: the records are already committed in Kafka; report the batch."""

@@ -148,3 +148,57 @@ def test_at_least_once_mode_writes_records_then_offsets_without_transactions(
     assert (result.records, result.exactly_once) == (PER_BATCH, False)
     assert len(read_committed(topic)) == PER_BATCH
     assert committed_offsets(read_committed, plan.connector)[-1][1] == {"position": PER_BATCH}
+
+
+def test_connector_defined_boundaries_commit_where_the_task_asks(
+    plan_factory: Callable[..., tuple[SourceCoordinator, str]],
+    bootstrap_servers: str,
+    read_committed: Callable[..., list[Any]],
+) -> None:
+    coordinator, topic = plan_factory(
+        **{"transaction.boundary": "connector", "transaction.commit.every": "150"}
+    )
+    [plan] = coordinator.plan()
+    boundaries: dict[int, str] = {}
+
+    def publish(row: int, action: str) -> None:
+        boundaries[row] = action
+
+    result = SourceTaskWriter(
+        {"bootstrap.servers": bootstrap_servers},
+        lambda: plan,
+        batch_id=0,
+        boundaries=lambda: boundaries,
+    ).write(read_source_task(plan, publish))
+
+    assert boundaries == {149: "commit", 299: "commit"}
+    # Two transactions the connector asked for, and the rest of the batch in a final one.
+    assert (result.records, result.transactions) == (PER_BATCH, 3)
+    assert len(read_committed(topic)) == PER_BATCH
+    offsets = committed_offsets(read_committed, plan.connector)
+    assert [offset for _, offset in offsets] == [
+        {"position": 150},
+        {"position": 300},
+        {"position": PER_BATCH},
+    ]
+
+
+def test_connector_requested_abort_drops_that_transactions_records_and_offsets(
+    plan_factory: Callable[..., tuple[SourceCoordinator, str]],
+    bootstrap_servers: str,
+    read_committed: Callable[..., list[Any]],
+) -> None:
+    coordinator, topic = plan_factory(**{"transaction.boundary": "connector"})
+    [plan] = coordinator.plan()
+    boundaries = {99: "commit", 199: "abort"}
+
+    result = SourceTaskWriter(
+        {"bootstrap.servers": bootstrap_servers},
+        lambda: plan,
+        batch_id=0,
+        boundaries=lambda: boundaries,
+    ).write(read_source_task(plan))
+
+    assert (result.transactions, result.aborted_transactions) == (2, 1)
+    values = sorted(parse_generated_value(r.value)[1] for r in read_committed(topic))
+    assert values == [*range(0, 100), *range(200, PER_BATCH)]

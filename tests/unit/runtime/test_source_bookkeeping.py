@@ -110,3 +110,21 @@ def test_batch_summary_adds_up_task_results() -> None:
         "batch 4: 5 records, 1 transactions, 1 offsets committed, 7 stale rows skipped "
         "(2 tasks, exactly-once)"
     )
+
+
+def test_boundary_markers_index_rows_across_the_whole_batch() -> None:
+    from spark_eos_connect.api.source import TransactionContext
+    from spark_eos_connect.runtime.source_reader import boundary_markers
+
+    records = [SourceRecord(PARTITION, {"position": i}, "t", str(i)) for i in range(5)]
+    context = TransactionContext()
+    context.commit_transaction(records[1])
+    context.abort_transaction(records[3])
+    context.commit_transaction()
+
+    assert boundary_markers(records, context, first_row=10) == [
+        (11, "commit"),
+        (13, "abort"),
+        (14, "commit"),
+    ]
+    assert boundary_markers(records, context, first_row=15) == []
