@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export EOSCONNECT_JARS_DIR ?= $(CURDIR)/.jars
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: help setup jars demo test unit integration lint bench clean
+.PHONY: help setup jars demo test unit integration lint bench docs clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -43,6 +43,9 @@ lint: setup ## ruff and mypy
 
 bench: setup ## throughput benchmark (placeholder until the pipeline exists)
 	$(PY) jobs/bench.py
+
+docs: setup ## regenerate the README's options reference from the config definitions
+	$(PY) -m spark_eos_connect.docs --write README.md
 
 clean: ## remove the venv, jar cache and build leftovers
 	rm -rf $(VENV) $(EOSCONNECT_JARS_DIR) .mypy_cache .ruff_cache .pytest_cache *.egg-info spark-warehouse metastore_db derby.log .demo
