@@ -26,7 +26,7 @@ def local_session_conf(
 ) -> dict[str, str]:
     """The configuration `local_spark_session` applies, for callers that build their own."""
     conf = {
-        "spark.master": f"local[{cores}]",
+        "spark.master": f"local[{cores},4]",  # 4 attempts per task, as on a cluster
         "spark.app.name": app_name,
         "spark.jars": ",".join(str(path) for path in jar_files("delta")),
         "spark.ui.enabled": "false",

@@ -1,0 +1,76 @@
+"""I2 with the broker itself restarted under a running source pipeline: after the job is
+restarted (if it died), read_committed sees every generated record exactly once."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spark_eos_connect.testing import BrokerProcess
+
+from .test_source_crash_recovery import (
+    RECORDS_PER_TASK,
+    assert_each_record_exactly_once,
+    pipeline_args,
+)
+
+pytestmark = pytest.mark.integration
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
+        time.sleep(0.5)
+
+
+def test_broker_restart_under_a_running_pipeline(
+    kafka_broker: BrokerProcess | None,
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    read_committed: Callable[..., list[Any]],
+    run_job: Callable[..., Any],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    if kafka_broker is None:
+        pytest.skip("the broker is external; this test restarts the one it started")
+    topic = topic_factory("restart", partitions=2)
+    name = unique_name("restart")
+    # Rate-limited so that the broker restarts while the job is still producing.
+    args = [
+        *pipeline_args(name, topic, bootstrap_servers, tmp_path / "checkpoint"),
+        "--option",
+        "rate=300",
+    ]
+    job = subprocess.Popen(
+        [sys.executable, str(REPO / "jobs" / "source_to_kafka.py"), *args],
+        env=dict(os.environ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for(lambda: len(read_committed(topic)) > 0, 180, "the first committed records")
+        assert job.poll() is None, "the job finished before the broker restart"
+        kafka_broker.restart()
+        job.wait(timeout=300)
+    finally:
+        if job.poll() is None:
+            job.kill()
+            job.wait()
+
+    if len(read_committed(topic)) < 2 * RECORDS_PER_TASK or job.returncode != 0:
+        restarted = run_job("source_to_kafka.py", *args)
+        assert restarted.returncode == 0, restarted.stderr[-3000:]
+    assert_each_record_exactly_once(read_committed(topic))
