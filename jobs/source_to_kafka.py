@@ -13,6 +13,7 @@ import argparse
 import sys
 
 from spark_eos_connect.runtime.faults import arm_driver_group
+from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.jobs import (
     add_common_arguments,
     kafka_for_job,
@@ -55,9 +56,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def abort_open_transactions(kafka: dict[str, str], options: dict[str, str]) -> None:
+    """Fence every task's transactional id, which aborts whatever transaction is still open."""
+    from spark_eos_connect.kafka.producers import fence_transactional_id
+    from spark_eos_connect.runtime.framework_config import parse_source_pipeline
+
+    config = parse_source_pipeline(options)
+    if not config.exactly_once:
+        return
+    client = {k.removeprefix("kafka."): v for k, v in kafka.items()}
+    for task in range(config.tasks_max):
+        fence_transactional_id(client, config.task_transactional_id(task))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     arm_driver_group()
+    arm_drain_file()
     from spark_eos_connect.spark.session import local_spark_session
 
     with kafka_for_job(args.bootstrap_servers) as bootstrap:
@@ -83,8 +98,13 @@ def main(argv: list[str] | None = None) -> int:
             .trigger(processingTime=args.trigger_interval)
             .start()
         )
-        run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query))
-        spark.stop()
+        try:
+            run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query))
+        finally:
+            # A batch interrupted by the stop may have left a transaction open: abort it now
+            # rather than when the broker's transaction timeout expires.
+            abort_open_transactions(kafka, options)
+            spark.stop()
     return 0
 
 

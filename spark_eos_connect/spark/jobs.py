@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import threading
 import time
@@ -82,13 +83,33 @@ def stop_on_sigterm(query: Any) -> threading.Event:
     return stopped
 
 
+def stop_between_batches(query: Any, timeout_s: float = 60.0) -> None:
+    """Let the running micro-batch finish, start no new one, then stop `query`.
+
+    Needs `arm_drain_file()` before Spark started; without it the query stops at once.
+    """
+    from spark_eos_connect.spark.drain import DRAIN_ENV, request_drain
+
+    if os.environ.get(DRAIN_ENV):
+        request_drain()
+        deadline = time.monotonic() + timeout_s
+        while query.isActive and time.monotonic() < deadline:
+            status = query.status
+            if not status.get("isTriggerActive") and not status.get("isDataAvailable"):
+                break
+            time.sleep(0.05)
+    query.stop()
+
+
 def run_query(
     query: Any, until_idle: bool, timeout_s: float | None, stop_requested: threading.Event
 ) -> None:
-    """Wait until the source is idle, the time is up, a signal arrives or the query fails."""
+    """Wait until the source is idle, the time is up, a signal arrives or the query fails;
+    then stop it between two micro-batches."""
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     seen_batches: set[int] = set()
-    while query.isActive:
+    idle = False
+    while query.isActive and not idle:
         if stop_requested.is_set() or (deadline is not None and time.monotonic() > deadline):
             break
         if until_idle:
@@ -96,12 +117,10 @@ def run_query(
                 batch = progress["batchId"]
                 if batch not in seen_batches:
                     seen_batches.add(batch)
-                    if progress["numInputRows"] == 0:
-                        query.stop()
-                        break
+                    idle = idle or progress["numInputRows"] == 0
         query.awaitTermination(0.5)
     if query.isActive:
-        query.stop()
+        stop_between_batches(query)
     query.awaitTermination()
     error = query.exception()
     if error is not None:

@@ -18,6 +18,7 @@ from spark_eos_connect.runtime.framework_config import parse_source_pipeline
 from spark_eos_connect.runtime.source_coordinator import SourceCoordinator
 from spark_eos_connect.runtime.source_plan import SourceTaskPlan, append_boundary, write_manifest
 from spark_eos_connect.runtime.source_reader import read_source_task
+from spark_eos_connect.spark.drain import draining
 from spark_eos_connect.spark.task_context import attempt_key, current_batch_id
 
 
@@ -48,8 +49,11 @@ class EosConnectSourceStreamReader(DataSourceStreamReader):
     def latestOffset(
         self, start: dict[str, int] | None = None, limit: Any = None
     ) -> dict[str, int]:
-        """Driver: always one more batch; tasks poll what is there (maybe nothing)."""
-        return {"batch": int((start or self.initialOffset())["batch"]) + 1}
+        """Driver: one more batch (tasks poll what is there, maybe nothing), unless draining."""
+        current = start or self.initialOffset()
+        if draining():
+            return current
+        return {"batch": int(current["batch"]) + 1}
 
     def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[InputPartition]:
         """Driver: one input partition per task, planned from Kafka's committed offsets."""
