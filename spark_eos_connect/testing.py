@@ -17,6 +17,13 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from spark_eos_connect.api.config import ConfigDef, ConfigType, Range
+from spark_eos_connect.api.source import (
+    ExactlyOnceSupport,
+    SourceConnector,
+    SourceRecord,
+    SourceTask,
+)
 from spark_eos_connect.errors import SetupError
 from spark_eos_connect.kafka.broker import free_port
 
@@ -126,3 +133,103 @@ def _kill_children(pid: int) -> None:
         _kill_children(child)
         with contextlib.suppress(OSError):
             os.kill(child, signal.SIGKILL)
+
+
+# -- a source connector whose partitions move between tasks when tasks.max changes ------------
+
+
+def _counter_config() -> ConfigDef:
+    return (
+        ConfigDef()
+        .define("topic", ConfigType.STRING, importance="high", doc="Topic to write to.")
+        .define("streams", ConfigType.INT, 4, Range.at_least(1), "high", "Source partitions.")
+        .define(
+            "records.per.stream",
+            ConfigType.INT,
+            1000,
+            Range.at_least(0),
+            "medium",
+            "Records each stream holds; a stream is exhausted after that many.",
+        )
+        .define(
+            "records.per.poll",
+            ConfigType.INT,
+            100,
+            Range.at_least(1),
+            "low",
+            "Records one poll returns at most.",
+        )
+    )
+
+
+class CounterSourceConnector(SourceConnector):
+    """`streams` counters `{"stream": s}`, spread round-robin over the tasks; record n of stream
+    s has the value `"s:n"`. Changing tasks.max moves streams between tasks, which is what
+    reconfiguration tests need."""
+
+    def __init__(self) -> None:
+        self._props: dict[str, str] = {}
+
+    def version(self) -> str:
+        return "1"
+
+    def config_def(self) -> ConfigDef:
+        return _counter_config()
+
+    def start(self, props: dict[str, str]) -> None:
+        self._props = dict(props)
+
+    def stop(self) -> None:
+        self._props = {}
+
+    def task_class(self) -> type[SourceTask]:
+        return CounterSourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        streams = int(self._props.get("streams", "4"))
+        tasks = min(max_tasks, streams)
+        return [
+            {
+                **self._props,
+                "streams.assigned": ",".join(str(s) for s in range(streams) if s % tasks == t),
+            }
+            for t in range(tasks)
+        ]
+
+    def exactly_once_support(self, config: dict[str, str]) -> ExactlyOnceSupport:
+        return ExactlyOnceSupport.SUPPORTED
+
+
+class CounterSourceTask(SourceTask):
+    """Emits the next records of its streams, resuming from the committed positions."""
+
+    def __init__(self) -> None:
+        self.positions: dict[int, int] = {}
+
+    def version(self) -> str:
+        return "1"
+
+    def start(self, props: dict[str, str]) -> None:
+        values = _counter_config().parse(props)
+        self.topic = values["topic"]
+        self.limit = values["records.per.stream"]
+        self.per_poll = values["records.per.poll"]
+        assigned = [int(s) for s in props["streams.assigned"].split(",") if s]
+        reader = self.context.offset_storage_reader
+        for stream in assigned:
+            offset = reader.offset({"stream": stream})
+            self.positions[stream] = int(offset["position"]) if offset else 0
+
+    def poll(self) -> list[SourceRecord] | None:
+        records: list[SourceRecord] = []
+        for stream, position in self.positions.items():
+            count = min(self.per_poll - len(records), self.limit - position)
+            records += [
+                SourceRecord({"stream": stream}, {"position": n + 1}, self.topic, f"{stream}:{n}")
+                for n in range(position, position + max(count, 0))
+            ]
+            self.positions[stream] = position + max(count, 0)
+        return records or None
+
+    def stop(self) -> None:
+        self.positions = {}

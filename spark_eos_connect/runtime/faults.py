@@ -5,7 +5,11 @@ is reached the process group is killed with SIGKILL (driver, JVM and Python work
 machine crash would. `EOSCONNECT_FAULT_MARKER=<file>` gets written first so a test can tell the
 crash happened where it asked. Points: `poll` (reader, after the first poll), `before_commit`
 (writer, records and offsets produced, transaction not committed), `after_commit` (writer,
-transaction committed, Spark not yet told).
+transaction committed, Spark not yet told). Sink side: `put` (executor, after the first `put`
+chunk of a sink task, or inside the Delta sink's write job before its commit),
+`before_group_commit` (driver, the sink's data is durable - Delta committed - and `pre_commit`
+answered, consumer group not yet written), `during_group_commit` (driver, in the commit step:
+consumer group written when there was anything to commit, Spark's commit log not yet).
 Spark's Python daemon runs its workers in a process group of their own, so the job publishes
 its driver's group in `EOSCONNECT_FAULT_PGID` (see `arm_driver_group`) and both groups are killed.
 """
@@ -19,7 +23,14 @@ from pathlib import Path
 FAULT_ENV = "EOSCONNECT_FAULT"
 MARKER_ENV = "EOSCONNECT_FAULT_MARKER"
 DRIVER_GROUP_ENV = "EOSCONNECT_FAULT_PGID"
-POINTS = ("poll", "before_commit", "after_commit")
+POINTS = (
+    "poll",
+    "before_commit",
+    "after_commit",
+    "put",
+    "before_group_commit",
+    "during_group_commit",
+)
 
 
 def armed_batches(point: str, spec: str | None) -> set[int]:

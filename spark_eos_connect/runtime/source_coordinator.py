@@ -17,9 +17,12 @@ from spark_eos_connect.api.source import (
 from spark_eos_connect.connectors.registry import resolve_connector_class
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.kafka.producers import fence_transactional_id
+from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime.framework_config import SourcePipelineConfig
+from spark_eos_connect.runtime.leadership import begin_generation, config_store_for, worker_id
 from spark_eos_connect.runtime.source_plan import SourceTaskPlan
 from spark_eos_connect.storage.offsets import OffsetsTopicView, ensure_offsets_topic
+from spark_eos_connect.storage.status_store import KafkaStatusStore
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +87,20 @@ class SourceCoordinator:
             self.primary_partitions = ensure_offsets_topic(
                 kafka, config.connector_offsets_topic, config.offsets_partitions
             )
-        if config.exactly_once:
-            self.fence_earlier_tasks(max(config.tasks_max, len(self.task_configs)))
+        self.config_store = config_store_for(kafka, config.config_topic, config.group_id)
+        self.status_store = KafkaStatusStore(kafka, config.status_topic)
+        self.status_store.ensure_topic()
+        self.leader, snapshot = begin_generation(
+            self.config_store,
+            config.name,
+            config.connector_props,
+            self.task_configs,
+            fence=lambda task: fence_transactional_id(kafka, config.task_transactional_id(task)),
+            exactly_once=config.exactly_once,
+        )
+        self.generation_commit_offset = snapshot.latest_commit_offset(config.name)
+        self.generation = snapshot.generation(config.name)
+        self.report_status(StatusState.RUNNING)
         self.primary_view = OffsetsTopicView(kafka, config.primary_offsets_topic)
         self.global_view = (
             OffsetsTopicView(kafka, config.global_offsets_topic)
@@ -93,10 +108,12 @@ class SourceCoordinator:
             else None
         )
 
-    def fence_earlier_tasks(self, task_count: int) -> None:
-        """Claim every task's transactional id, aborting whatever earlier attempts left open."""
-        for task in range(task_count):
-            fence_transactional_id(self.config.kafka, self.config.task_transactional_id(task))
+    def report_status(self, state: StatusState, trace: str | None = None) -> None:
+        """Write the connector's and its tasks' states to the status topic."""
+        name, me = self.config.name, worker_id()
+        self.status_store.put_connector_status(name, state, me, self.generation, trace)
+        for task in range(len(self.task_configs)):
+            self.status_store.put_task_status(name, task, state, me, self.generation, trace)
 
     def committed_offsets(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """The connector's committed offsets; a dedicated topic's take precedence (KIP-618)."""
@@ -136,13 +153,19 @@ class SourceCoordinator:
                 offsets_positions=dict(self.primary_view.positions),
                 max_records=per_task,
                 max_poll_duration_ms=config.max_poll_duration_ms,
+                group_id=config.group_id,
+                config_topic=config.config_topic,
+                status_topic=config.status_topic,
+                generation_commit_offset=self.generation_commit_offset,
             )
             for task, task_config in enumerate(self.task_configs)
         ]
 
     def stop(self) -> None:
-        """Stop the connector."""
+        """Stop the connector; its tasks are no longer assigned to anyone."""
         self.connector.stop()
+        self.report_status(StatusState.UNASSIGNED)
+        self.leader.close()
 
 
 def _identity(partition: dict[str, Any]) -> str:

@@ -36,7 +36,10 @@ class SourceTaskPlan:
     offsets_positions: dict[int, int]
     max_records: int
     max_poll_duration_ms: int
-    generation: int = 0
+    group_id: str = "eosconnect"
+    config_topic: str = ""
+    status_topic: str = ""
+    generation_commit_offset: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def manifest(self) -> dict[str, Any]:

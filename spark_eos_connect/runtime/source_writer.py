@@ -36,10 +36,24 @@ from spark_eos_connect.protocol.offsets_format import (
     partition_key,
 )
 from spark_eos_connect.runtime.faults import maybe_crash
+from spark_eos_connect.runtime.generations import TaskStartupError, task_startup_problem
 from spark_eos_connect.runtime.source_plan import SourceTaskPlan
+from spark_eos_connect.storage.config_store import KafkaConfigStore
 from spark_eos_connect.storage.offsets import OffsetsTopicView, offset_messages
 
 log = logging.getLogger(__name__)
+
+_CONFIG_STORES: dict[tuple[str, str, str], KafkaConfigStore] = {}
+
+
+def executor_config_store(kafka: Mapping[str, Any], topic: str, group_id: str) -> KafkaConfigStore:
+    """One incrementally read config store per Python worker process, topic and cluster."""
+    key = (str(kafka.get("bootstrap.servers")), topic, group_id)
+    store = _CONFIG_STORES.get(key)
+    if store is None:
+        store = _CONFIG_STORES[key] = KafkaConfigStore(kafka, topic, group_id)
+    return store
+
 
 COMMIT_TIMEOUT_S = 120.0
 MIRROR_WAIT_S = 30.0
@@ -78,11 +92,13 @@ class SourceTaskWriter:
         load_plan: Callable[[], SourceTaskPlan],
         batch_id: int | None = None,
         boundaries: Callable[[], Mapping[int, str]] | None = None,
+        before_producer: Callable[[], None] | None = None,
     ) -> None:
         self.kafka = dict(kafka)
         self._load_plan = load_plan
         self.batch_id = batch_id
         self._boundaries = boundaries
+        self._before_producer = before_producer
         self._rows_seen = 0
         self.plan: SourceTaskPlan | None = None
         self.producer: Producer | None = None
@@ -134,7 +150,7 @@ class SourceTaskWriter:
             self.result.task = self.plan.task
             self.result.exactly_once = self.plan.exactly_once
             if self.plan.exactly_once:
-                self.producer = transactional_producer(self.kafka, self.plan.transactional_id)
+                self.producer = self._start_task_producer(self.plan)
             else:
                 self.producer = idempotent_producer(self.kafka)
         if self.plan.exactly_once and not self._in_transaction:
@@ -170,6 +186,27 @@ class SourceTaskWriter:
             raise error
         self._pending.clear()
         self.result.aborted_transactions += 1
+
+    def _start_task_producer(self, plan: SourceTaskPlan) -> Producer:
+        """KIP-618 task start-up: check the generation, create the producer, check again."""
+        store = None
+        if plan.config_topic:
+            store = executor_config_store(self.kafka, plan.config_topic, plan.group_id)
+            self._check_generation(store, plan)
+        if self._before_producer is not None:
+            self._before_producer()
+        producer = transactional_producer(self.kafka, plan.transactional_id)
+        if store is not None:
+            self._check_generation(store, plan)
+        return producer
+
+    @staticmethod
+    def _check_generation(store: KafkaConfigStore, plan: SourceTaskPlan) -> None:
+        problem = task_startup_problem(
+            store.read_to_end(), plan.connector, plan.generation_commit_offset
+        )
+        if problem is not None:
+            raise TaskStartupError(f"task {plan.task} of connector {plan.connector}: {problem}")
 
     def _boundary_due(self) -> bool:
         assert self.plan is not None

@@ -1,0 +1,277 @@
+"""Connect's error handling for sinks: `errors.tolerance` and the dead letter queue (DLQ).
+
+A record that fails (converter, put) either stops the query with a message naming its topic,
+partition and offset (`errors.tolerance=none`), or is skipped and, when
+`errors.deadletterqueue.topic.name` is set, written to the DLQ with its original key, value,
+headers and timestamp plus, with `errors.deadletterqueue.context.headers.enable=true`, Connect's
+`__connect.errors.*` context headers (names and UTF-8 string values as Connect's
+DeadLetterQueueReporter writes them). DLQ writes are at least once, as in Connect.
+Used on executors (sink tasks) and on the driver (Delta sink).
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import traceback
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from confluent_kafka import KafkaException, Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from spark_eos_connect.api.config import ConfigDef, ConfigType, Range, ValidString
+from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.kafka.producers import idempotent_producer, produce
+
+log = logging.getLogger(__name__)
+
+TOLERANCE = "errors.tolerance"
+DLQ_TOPIC = "errors.deadletterqueue.topic.name"
+DLQ_REPLICATION = "errors.deadletterqueue.topic.replication.factor"
+DLQ_CONTEXT_HEADERS = "errors.deadletterqueue.context.headers.enable"
+LOG_ENABLE = "errors.log.enable"
+LOG_INCLUDE_MESSAGES = "errors.log.include.messages"
+
+ERRORS_CONFIG = (
+    ConfigDef()
+    .define(
+        TOLERANCE,
+        ConfigType.STRING,
+        "none",
+        ValidString.one_of("none", "all", case_insensitive=True),
+        "medium",
+        "`none`: a failing record stops the query; `all`: it is skipped (and sent to the DLQ).",
+    )
+    .define(
+        DLQ_TOPIC,
+        ConfigType.STRING,
+        "",
+        None,
+        "medium",
+        "Dead letter queue topic for failed records (created with 1 partition if missing).",
+    )
+    .define(
+        DLQ_REPLICATION,
+        ConfigType.INT,
+        3,
+        Range.at_least(-1),
+        "low",
+        "Replication factor of a created DLQ topic (capped at the number of brokers).",
+    )
+    .define(
+        DLQ_CONTEXT_HEADERS,
+        ConfigType.BOOLEAN,
+        False,
+        None,
+        "medium",
+        "Add Connect's `__connect.errors.*` headers describing the failure to DLQ records.",
+    )
+    .define(LOG_ENABLE, ConfigType.BOOLEAN, False, None, "low", "Log each failed record.")
+    .define(
+        LOG_INCLUDE_MESSAGES,
+        ConfigType.BOOLEAN,
+        False,
+        None,
+        "low",
+        "Include key and value of failed records in the log.",
+    )
+)
+
+HEADER_PREFIX = "__connect.errors."
+HEADER_TOPIC = HEADER_PREFIX + "topic"
+HEADER_PARTITION = HEADER_PREFIX + "partition"
+HEADER_OFFSET = HEADER_PREFIX + "offset"
+HEADER_CONNECTOR = HEADER_PREFIX + "connector.name"
+HEADER_TASK = HEADER_PREFIX + "task.id"
+HEADER_STAGE = HEADER_PREFIX + "stage"
+HEADER_CLASS = HEADER_PREFIX + "class.name"
+HEADER_EXCEPTION = HEADER_PREFIX + "exception.class.name"
+HEADER_MESSAGE = HEADER_PREFIX + "exception.message"
+HEADER_STACKTRACE = HEADER_PREFIX + "exception.stacktrace"
+
+
+class Stage(enum.Enum):
+    """Where a record failed (Connect's `Stage` names)."""
+
+    KEY_CONVERTER = "KEY_CONVERTER"
+    VALUE_CONVERTER = "VALUE_CONVERTER"
+    HEADER_CONVERTER = "HEADER_CONVERTER"
+    TRANSFORMATION = "TRANSFORMATION"
+    TASK_PUT = "TASK_PUT"
+
+
+@dataclass(frozen=True)
+class ErrorPolicy:
+    """Parsed `errors.*` options of one connector."""
+
+    connector: str
+    tolerate_all: bool = False
+    dlq_topic: str | None = None
+    dlq_replication_factor: int = 3
+    context_headers: bool = False
+    log_errors: bool = False
+    log_messages: bool = False
+
+    @staticmethod
+    def from_options(connector: str, options: Mapping[str, Any]) -> ErrorPolicy:
+        """Parse the `errors.*` options (lower-case keys)."""
+        values = ERRORS_CONFIG.parse(options)
+        return ErrorPolicy(
+            connector=connector,
+            tolerate_all=values[TOLERANCE].lower() == "all",
+            dlq_topic=values[DLQ_TOPIC] or None,
+            dlq_replication_factor=values[DLQ_REPLICATION],
+            context_headers=values[DLQ_CONTEXT_HEADERS],
+            log_errors=values[LOG_ENABLE],
+            log_messages=values[LOG_INCLUDE_MESSAGES],
+        )
+
+
+@dataclass(frozen=True)
+class FailedRecord:
+    """A consumed record that failed, with where and why."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    headers: Sequence[tuple[str, bytes | None]]
+    timestamp_ms: int | None
+    stage: Stage
+    executing_class: str
+    error: BaseException
+
+    def where(self) -> str:
+        """`topic=t partition=p offset=o`."""
+        return f"topic={self.topic} partition={self.partition} offset={self.offset}"
+
+
+class ToleranceExceededError(EosConnectError):
+    """A record failed with `errors.tolerance=none`; the message names the record."""
+
+
+def qualified_name(cls: type) -> str:
+    """`module.Class` of an exception or class, as the DLQ header shows it."""
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def context_headers(failed: FailedRecord, connector: str, task: int) -> list[tuple[str, bytes]]:
+    """Connect's DLQ context headers for `failed` (UTF-8 string values)."""
+    error = failed.error
+    values = [
+        (HEADER_TOPIC, failed.topic),
+        (HEADER_PARTITION, str(failed.partition)),
+        (HEADER_OFFSET, str(failed.offset)),
+        (HEADER_CONNECTOR, connector),
+        (HEADER_TASK, str(task)),
+        (HEADER_STAGE, failed.stage.value),
+        (HEADER_CLASS, failed.executing_class),
+        (HEADER_EXCEPTION, qualified_name(type(error))),
+        (HEADER_MESSAGE, str(error)),
+        (HEADER_STACKTRACE, "".join(traceback.format_exception(error))),
+    ]
+    return [(name, text.encode("utf-8")) for name, text in values]
+
+
+def ensure_dlq_topic(
+    kafka: Mapping[str, Any], policy: ErrorPolicy, timeout_s: float = 30.0
+) -> None:
+    """Driver: create the DLQ topic (1 partition) if it does not exist."""
+    if not policy.dlq_topic:
+        return
+    admin = AdminClient(dict(kafka))
+    metadata = admin.list_topics(timeout=timeout_s)
+    if policy.dlq_topic in metadata.topics:
+        return
+    replication = policy.dlq_replication_factor
+    if replication > len(metadata.brokers):
+        log.warning(
+            "%s=%d but the cluster has %d broker(s); creating %s with replication factor %d",
+            DLQ_REPLICATION,
+            replication,
+            len(metadata.brokers),
+            policy.dlq_topic,
+            len(metadata.brokers),
+        )
+        replication = len(metadata.brokers)
+    future = admin.create_topics(
+        [NewTopic(policy.dlq_topic, num_partitions=1, replication_factor=replication)],
+        operation_timeout=timeout_s,
+    )[policy.dlq_topic]
+    try:
+        future.result()
+    except KafkaException as error:
+        if error.args[0].name() != "TOPIC_ALREADY_EXISTS":
+            raise EosConnectError(
+                f"could not create dead letter queue topic {policy.dlq_topic}: {error}"
+            ) from None
+
+
+class ErrorReporter:
+    """Handles failed records of one task: raise (tolerance none) or log and send to the DLQ.
+
+    `close()` flushes the DLQ producer; call it before offsets covering the records are
+    committed, so a failed record is in the DLQ before it counts as consumed.
+    """
+
+    def __init__(self, policy: ErrorPolicy, kafka: Mapping[str, Any], task: int = 0) -> None:
+        self.policy = policy
+        self.kafka = dict(kafka)
+        self.task = task
+        self.failed = 0
+        self._producer: Producer | None = None
+        self._delivery_errors: list[str] = []
+
+    def report(self, failed: FailedRecord) -> None:
+        """Raise `ToleranceExceededError` unless tolerance is `all`; then log and queue."""
+        if not self.policy.tolerate_all:
+            raise ToleranceExceededError(
+                f"Tolerance exceeded in error handler: connector {self.policy.connector} failed "
+                f"in stage {failed.stage.value} on record {failed.where()}: "
+                f"{qualified_name(type(failed.error))}: {failed.error} (errors.tolerance=none)"
+            ) from failed.error
+        self.failed += 1
+        if self.policy.log_errors:
+            detail = ""
+            if self.policy.log_messages:
+                detail = f" key={failed.key!r} value={failed.value!r}"
+            log.error(
+                "Error in stage %s for record %s: %s%s",
+                failed.stage.value,
+                failed.where(),
+                failed.error,
+                detail,
+            )
+        if self.policy.dlq_topic:
+            self._send(failed)
+
+    def _send(self, failed: FailedRecord) -> None:
+        if self._producer is None:
+            self._producer = idempotent_producer(self.kafka)
+        headers = list(failed.headers)
+        if self.policy.context_headers:
+            headers += context_headers(failed, self.policy.connector, self.task)
+        extra: dict[str, Any] = {"headers": headers, "on_delivery": self._delivered}
+        if failed.timestamp_ms is not None:
+            extra["timestamp"] = failed.timestamp_ms
+        produce(self._producer, str(self.policy.dlq_topic), failed.value, failed.key, **extra)
+
+    def _delivered(self, error: Any, message: Any) -> None:
+        if error is not None:
+            self._delivery_errors.append(str(error))
+
+    def close(self, timeout_s: float = 60.0) -> None:
+        """Flush DLQ records; raise if some could not be written."""
+        producer, self._producer = self._producer, None
+        if producer is None:
+            return
+        left = producer.flush(timeout_s)
+        if left > 0 or self._delivery_errors:
+            raise EosConnectError(
+                f"could not write every failed record to the dead letter queue "
+                f"{self.policy.dlq_topic}: {left} undelivered after {timeout_s:.0f}s, errors "
+                f"{self._delivery_errors[:3]}"
+            )

@@ -1,0 +1,464 @@
+"""Reading Kafka topics as a stream of offset ranges (the sink side's input, DESIGN §2.2).
+
+Driver side: `KafkaReaderConfig` (options), `KafkaMetadata` (partitions, last stable offsets,
+consumer group offsets) and the pure planning functions (`plan_end_offsets`, `plan_ranges`) that
+turn Spark's start offsets and the read_committed watermarks into per-partition ranges.
+Executor side: `read_range` reads one range with a read_committed consumer into Arrow batches.
+
+Offsets follow Kafka's convention: an offset is the next record to read. Spark sees them as
+`{"topic": {"partition": offset}}` JSON, as with Spark's own Kafka source.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from confluent_kafka import (
+    Consumer,
+    ConsumerGroupTopicPartitions,
+    IsolationLevel,
+    KafkaError,
+    KafkaException,
+)
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+from confluent_kafka.admin import AdminClient, OffsetSpec
+
+from spark_eos_connect.api.config import ConfigDef, ConfigType, Range
+from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.runtime.framework_config import split_options
+
+log = logging.getLogger(__name__)
+
+TP = tuple[str, int]
+"""(topic, partition)."""
+
+KAFKA_ROW_DDL = (
+    "topic string, partition int, offset long, timestamp timestamp, key binary, value binary, "
+    "headers array<struct<key:string,value:binary>>"
+)
+
+KAFKA_ROW_SCHEMA = pa.schema(
+    [
+        ("topic", pa.string()),
+        ("partition", pa.int32()),
+        ("offset", pa.int64()),
+        ("timestamp", pa.timestamp("us", tz="UTC")),
+        ("key", pa.binary()),
+        ("value", pa.binary()),
+        ("headers", pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))),
+    ]
+)
+
+EARLIEST, LATEST = -2, -1
+"""Sentinels in a `startingOffsets` JSON, as in Spark's Kafka source."""
+
+READER_CONFIG = (
+    ConfigDef()
+    .define("topics", ConfigType.LIST, None, None, "high", "Topics to read (comma-separated).")
+    .define(
+        "topics.regex",
+        ConfigType.STRING,
+        None,
+        None,
+        "high",
+        "Read every topic whose whole name matches this regular expression.",
+    )
+    .define(
+        "name",
+        ConfigType.STRING,
+        None,
+        None,
+        "medium",
+        "Connector name: the stream starts from consumer group `connect-<name>`'s offsets.",
+    )
+    .define(
+        "startingoffsets",
+        ConfigType.STRING,
+        "earliest",
+        None,
+        "medium",
+        '`startingOffsets`: `earliest`, `latest` or JSON `{"topic":{"0":42}}` (-2 earliest, '
+        "-1 latest) for partitions the consumer group has no offset for.",
+    )
+    .define(
+        "maxrecordspertrigger",
+        ConfigType.LONG,
+        None,
+        None,
+        "medium",
+        "`maxRecordsPerTrigger`: offsets per micro-batch, shared by partitions by their lag.",
+    )
+    .define(
+        "kafkaconsumer.polltimeoutms",
+        ConfigType.LONG,
+        120000,
+        Range.at_least(1),
+        "low",
+        "`kafkaConsumer.pollTimeoutMs`: how long an executor waits for its range without "
+        "receiving anything before the task fails.",
+    )
+)
+
+_FORCED_CONSUMER = {
+    "group.id": "eosconnect-range-reader",
+    "isolation.level": "read_committed",
+    "enable.auto.commit": False,
+    "enable.auto.offset.store": False,
+    "auto.offset.reset": "earliest",
+    "enable.partition.eof": False,
+}
+
+
+@dataclass(frozen=True)
+class KafkaReaderConfig:
+    """Parsed options of `readStream.format("eosconnect").option("topics", ...)`."""
+
+    topics: tuple[str, ...]
+    topics_regex: str | None
+    name: str | None
+    starting_offsets: str | dict[TP, int]
+    max_records_per_trigger: int | None
+    poll_timeout_ms: int
+    kafka: dict[str, str]
+
+    @property
+    def group_id(self) -> str | None:
+        """`connect-<name>`, the consumer group holding committed sink offsets."""
+        return group_id_for(self.name) if self.name else None
+
+    def subscribed(self, topic: str) -> bool:
+        """Whether `topic` is read by this stream."""
+        if self.topics_regex is not None:
+            return not topic.startswith("__") and re.fullmatch(self.topics_regex, topic) is not None
+        return topic in self.topics
+
+
+def group_id_for(connector: str) -> str:
+    """Kafka Connect's sink consumer group: `connect-<connector>`."""
+    return f"connect-{connector}"
+
+
+def is_kafka_read(options: Mapping[str, Any]) -> bool:
+    """Whether reader options ask for Kafka topics (`topics` or `topics.regex`)."""
+    keys = {str(k).lower() for k in options}
+    return "topics" in keys or "topics.regex" in keys
+
+
+def parse_reader_options(options: Mapping[str, Any]) -> KafkaReaderConfig:
+    """Parse reader options (case-insensitive; unknown non-`kafka.` options are ignored)."""
+    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    values = READER_CONFIG.parse(rest)
+    topics = tuple(t for t in (values["topics"] or []) if t)
+    regex = values["topics.regex"]
+    if bool(topics) == bool(regex):
+        raise ConfigError("Set exactly one of the options topics and topics.regex")
+    if regex:
+        try:
+            re.compile(regex)
+        except re.error as error:
+            raise ConfigError(f"Invalid value for topics.regex {regex!r}: {error}") from None
+    if "bootstrap.servers" not in kafka:
+        raise ConfigError("Missing option kafka.bootstrap.servers: the Kafka cluster to read")
+    if "group.id" in kafka:
+        raise ConfigError(
+            "Option kafka.group.id cannot be set: set option name; offsets are committed to the "
+            "consumer group connect-<name>"
+        )
+    if kafka.get("isolation.level", "read_committed") != "read_committed":
+        raise ConfigError("Option kafka.isolation.level must be read_committed (the default)")
+    limit = values["maxrecordspertrigger"]
+    if limit is not None and limit < 1:
+        raise ConfigError(f"Invalid value {limit} for maxRecordsPerTrigger: must be at least 1")
+    return KafkaReaderConfig(
+        topics=topics,
+        topics_regex=regex,
+        name=values["name"] or None,
+        starting_offsets=parse_starting_offsets(values["startingoffsets"]),
+        max_records_per_trigger=limit,
+        poll_timeout_ms=values["kafkaconsumer.polltimeoutms"],
+        kafka=kafka,
+    )
+
+
+def parse_starting_offsets(text: str) -> str | dict[TP, int]:
+    """`earliest`, `latest` or a `{"topic":{"0":42}}` JSON of explicit offsets."""
+    stripped = text.strip()
+    if stripped.lower() in ("earliest", "latest"):
+        return stripped.lower()
+    try:
+        return offsets_from_json(json.loads(stripped))
+    except (ValueError, TypeError, AttributeError) as error:
+        raise ConfigError(
+            f"Invalid value {text!r} for startingOffsets: expected earliest, latest or JSON like "
+            f'{{"topic":{{"0":42}}}} ({error})'
+        ) from None
+
+
+def offsets_to_json(offsets: Mapping[TP, int]) -> dict[str, dict[str, int]]:
+    """`{"topic": {"partition": offset}}` in a stable (sorted) order, so equal offsets compare
+    equal as JSON text (Spark detects new data by comparing offsets)."""
+    result: dict[str, dict[str, int]] = {}
+    for topic, partition in sorted(offsets):
+        result.setdefault(topic, {})[str(partition)] = int(offsets[(topic, partition)])
+    return result
+
+
+def offsets_from_json(data: Any) -> dict[TP, int]:
+    """The inverse of `offsets_to_json`; raises ValueError on a malformed value."""
+    if not isinstance(data, dict):
+        raise ValueError("offsets must be a JSON object of topics")
+    offsets: dict[TP, int] = {}
+    for topic, partitions in data.items():
+        if not isinstance(partitions, dict):
+            raise ValueError(f"offsets of topic {topic!r} must be an object of partitions")
+        for partition, offset in partitions.items():
+            if isinstance(offset, bool) or not isinstance(offset, int) or offset < EARLIEST:
+                raise ValueError(f"bad offset {offset!r} for {topic}-{partition}")
+            offsets[(str(topic), int(partition))] = offset
+    return offsets
+
+
+# --- planning (driver, pure) --------------------------------------------------------------------
+
+
+def prorate(lags: Mapping[TP, int], limit: int) -> dict[TP, int]:
+    """Share `limit` offsets among partitions in proportion to their lag (largest remainder).
+
+    Never gives a partition more than its lag; the shares add up to min(limit, total lag).
+    """
+    total = sum(max(0, lag) for lag in lags.values())
+    if total <= limit:
+        return {tp: max(0, lag) for tp, lag in lags.items()}
+    shares: dict[TP, int] = {}
+    remainders: list[tuple[int, TP]] = []
+    for tp, lag in lags.items():
+        share, remainder = divmod(limit * max(0, lag), total)
+        shares[tp] = share
+        remainders.append((-remainder, tp))
+    left = limit - sum(shares.values())
+    for _, tp in sorted(remainders)[:left]:
+        shares[tp] += 1
+    return shares
+
+
+def plan_end_offsets(
+    start: Mapping[TP, int], latest: Mapping[TP, int], limit: int | None
+) -> dict[TP, int]:
+    """The end of the next micro-batch: `latest` (the last stable offsets), capped by `limit`.
+
+    Partitions missing from `start` are new and start at 0 (the earliest offset still present);
+    partitions missing from `latest` (deleted topics) keep their start; offsets never go back.
+    """
+    lags = {tp: max(0, latest[tp] - start.get(tp, 0)) for tp in latest}
+    shares = prorate(lags, limit) if limit is not None else lags
+    end = {tp: offset for tp, offset in start.items() if tp not in latest}
+    for tp in latest:
+        end[tp] = start.get(tp, 0) + shares[tp]
+    return end
+
+
+@dataclass(frozen=True)
+class OffsetRange:
+    """Records `[start, end)` of one topic partition: one Spark input partition."""
+
+    topic: str
+    partition: int
+    start: int
+    end: int
+
+
+def plan_ranges(start: Mapping[TP, int], end: Mapping[TP, int]) -> list[OffsetRange]:
+    """The non-empty ranges between two planned offsets (new partitions start at 0)."""
+    ranges = []
+    for topic, partition in sorted(end):
+        first = start.get((topic, partition), 0)
+        last = end[(topic, partition)]
+        if last > first:
+            ranges.append(OffsetRange(topic, partition, first, last))
+    return ranges
+
+
+# --- Kafka metadata and group offsets (driver) --------------------------------------------------
+
+
+def _failed(error: KafkaException, what: str) -> EosConnectError:
+    return EosConnectError(f"{what} failed: {error}")
+
+
+class KafkaMetadata:
+    """Driver: partitions, watermarks and consumer group offsets through one AdminClient."""
+
+    def __init__(self, kafka: Mapping[str, Any], timeout_s: float = 30.0) -> None:
+        self.timeout_s = timeout_s
+        self.admin = AdminClient(dict(kafka))
+
+    def partitions(self, config: KafkaReaderConfig) -> list[TP]:
+        """Every partition of the subscribed topics that exist now."""
+        topics = self.admin.list_topics(timeout=self.timeout_s).topics
+        found: list[TP] = []
+        for name, metadata in topics.items():
+            if metadata.error is None and config.subscribed(name):
+                found += [(name, p) for p in metadata.partitions]
+        return sorted(found)
+
+    def _list_offsets(self, tps: list[TP], spec: OffsetSpec) -> dict[TP, int]:
+        if not tps:
+            return {}
+        request = {KafkaTopicPartition(t, p): spec for t, p in tps}
+        futures = self.admin.list_offsets(
+            request,
+            isolation_level=IsolationLevel.READ_COMMITTED,
+            request_timeout=self.timeout_s,
+        )
+        result: dict[TP, int] = {}
+        for tp, future in futures.items():
+            try:
+                result[(tp.topic, tp.partition)] = future.result().offset
+            except KafkaException as error:
+                raise _failed(error, f"listing offsets of {tp.topic}-{tp.partition}") from None
+        return result
+
+    def last_stable_offsets(self, tps: list[TP]) -> dict[TP, int]:
+        """The read_committed end of each partition: records below it are decided."""
+        return self._list_offsets(tps, OffsetSpec.latest())
+
+    def earliest_offsets(self, tps: list[TP]) -> dict[TP, int]:
+        """The first offset still present in each partition."""
+        return self._list_offsets(tps, OffsetSpec.earliest())
+
+    def group_offsets(self, group: str) -> dict[TP, int]:
+        """The consumer group's committed offsets (next offset to read), `{}` if none."""
+        futures = self.admin.list_consumer_group_offsets(
+            [ConsumerGroupTopicPartitions(group)], request_timeout=self.timeout_s
+        )
+        try:
+            listed = futures[group].result()
+        except KafkaException as error:
+            raise _failed(error, f"reading offsets of consumer group {group}") from None
+        return {
+            (tp.topic, tp.partition): tp.offset
+            for tp in listed.topic_partitions or []
+            if tp.offset >= 0
+        }
+
+    def commit_group_offsets(self, group: str, offsets: Mapping[TP, int]) -> None:
+        """Set the consumer group's offsets (the group must have no active members)."""
+        if not offsets:
+            return
+        partitions = [KafkaTopicPartition(t, p, int(o)) for (t, p), o in sorted(offsets.items())]
+        futures = self.admin.alter_consumer_group_offsets(
+            [ConsumerGroupTopicPartitions(group, partitions)], request_timeout=self.timeout_s
+        )
+        try:
+            futures[group].result()
+        except KafkaException as error:
+            raise EosConnectError(
+                f"committing offsets to consumer group {group} failed: {error} (a group with "
+                "active members, e.g. a running Kafka Connect worker, cannot be written)"
+            ) from None
+
+    def initial_offsets(self, config: KafkaReaderConfig) -> dict[TP, int]:
+        """Where a new query starts: the group's offsets, else `startingOffsets` per partition."""
+        tps = self.partitions(config)
+        group = self.group_offsets(config.group_id) if config.group_id else {}
+        if group:
+            log.info("starting from consumer group %s's offsets", config.group_id)
+        spec = config.starting_offsets
+        explicit = spec if isinstance(spec, dict) else {}
+        default = EARLIEST if spec == "earliest" or isinstance(spec, dict) else LATEST
+        wanted = {tp: group.get(tp, explicit.get(tp, default)) for tp in tps}
+        earliest = self.earliest_offsets([tp for tp, o in wanted.items() if o == EARLIEST])
+        latest = self.last_stable_offsets([tp for tp, o in wanted.items() if o == LATEST])
+        return {tp: earliest.get(tp, latest.get(tp, offset)) for tp, offset in wanted.items()}
+
+
+# --- reading one range (executor) ---------------------------------------------------------------
+
+
+class _RowBuffer:
+    def __init__(self) -> None:
+        self.columns: list[list[Any]] = [[] for _ in KAFKA_ROW_SCHEMA]
+
+    def __len__(self) -> int:
+        return len(self.columns[0])
+
+    def add(self, message: Any) -> None:
+        kind, millis = message.timestamp()
+        headers = message.headers()
+        row = (
+            message.topic(),
+            message.partition(),
+            message.offset(),
+            None if kind == 0 else millis * 1000,
+            message.key(),
+            message.value(),
+            [{"key": k, "value": v} for k, v in headers] if headers else None,
+        )
+        for column, value in zip(self.columns, row, strict=True):
+            column.append(value)
+
+    def take(self) -> pa.RecordBatch:
+        arrays = [
+            pa.array(column, type=field.type)
+            for column, field in zip(self.columns, KAFKA_ROW_SCHEMA, strict=True)
+        ]
+        self.columns = [[] for _ in KAFKA_ROW_SCHEMA]
+        return pa.RecordBatch.from_arrays(arrays, schema=KAFKA_ROW_SCHEMA)
+
+
+def read_range(
+    kafka: Mapping[str, Any],
+    offsets: OffsetRange,
+    poll_timeout_ms: int = 120000,
+    batch_rows: int = 10000,
+) -> Iterator[pa.RecordBatch]:
+    """Executor: the committed records of `offsets` as Arrow batches.
+
+    With transactions offsets are not contiguous (commit markers, aborted records), so the read
+    ends when the consumer's position reaches the range end, not after end - start records.
+    Records at or past the end are dropped, so a range always yields the same records.
+    """
+    consumer = Consumer({**kafka, **_FORCED_CONSUMER})
+    tp = KafkaTopicPartition(offsets.topic, offsets.partition, offsets.start)
+    try:
+        consumer.assign([tp])
+        rows = _RowBuffer()
+        last_progress = time.monotonic()
+        position = offsets.start
+        while position < offsets.end:
+            messages = consumer.consume(num_messages=batch_rows, timeout=0.5)
+            for message in messages:
+                error = message.error()
+                if error is not None:
+                    if error.code() == KafkaError._PARTITION_EOF:
+                        continue
+                    raise EosConnectError(
+                        f"reading {offsets.topic}-{offsets.partition} failed: {error}"
+                    )
+                offset = message.offset()
+                if offset is not None and offset < offsets.end:
+                    rows.add(message)
+            if len(rows) >= batch_rows:
+                yield rows.take()
+            now = consumer.position([tp])[0].offset
+            if now > position:
+                position, last_progress = now, time.monotonic()
+            elif messages:
+                last_progress = time.monotonic()
+            elif (time.monotonic() - last_progress) * 1000 > poll_timeout_ms:
+                raise EosConnectError(
+                    f"no progress reading {offsets.topic}-{offsets.partition} offsets "
+                    f"[{offsets.start}, {offsets.end}) for {poll_timeout_ms} ms; stuck at "
+                    f"{position} (kafkaConsumer.pollTimeoutMs)"
+                )
+        if len(rows):
+            yield rows.take()
+    finally:
+        consumer.close()

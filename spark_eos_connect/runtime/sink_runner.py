@@ -1,0 +1,531 @@
+"""Running a `SinkTask` over one Spark task's Kafka rows (DESIGN §2.2, Connect's WorkerSinkTask).
+
+Driver side: `parse_sink_options` and `plan_sink` check the options, start the connector once
+to get its task configs and build a picklable `SinkTaskPlan`. Executor side: `run_sink_task`
+instantiates the task, then `initialize`, `start`, `open(partitions)`, `put` in chunks of
+`consumer.override.max.poll.records`, `pre_commit(current_offsets)`, `close`, `stop`; the
+result carries the offsets `pre_commit` returned, which the driver commits to the group.
+Converters (`key.converter`, `value.converter`) turn the raw bytes into record keys and values;
+records that fail are handled by `errors.tolerance` (see `errors_dlq`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from spark_eos_connect.api.config import ConfigDef, ConfigType, InvalidConfigError, Range
+from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask, SinkTaskContext
+from spark_eos_connect.api.sink import TopicPartition as SinkTopicPartition
+from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.runtime.errors_dlq import (
+    ERRORS_CONFIG,
+    ErrorPolicy,
+    ErrorReporter,
+    FailedRecord,
+    Stage,
+    qualified_name,
+)
+from spark_eos_connect.runtime.faults import maybe_crash
+from spark_eos_connect.runtime.framework_config import split_options
+from spark_eos_connect.runtime.kafka_source import TP, group_id_for
+
+log = logging.getLogger(__name__)
+
+MAX_POLL_RECORDS = "consumer.override.max.poll.records"
+
+SINK_FRAMEWORK_CONFIG = (
+    ConfigDef()
+    .define("name", ConfigType.STRING, importance="high", doc="Unique connector name.")
+    .define(
+        "connector.class",
+        ConfigType.STRING,
+        importance="high",
+        doc="The sink connector: a dotted Python path or a shipped short name.",
+    )
+    .define(
+        "tasks.max",
+        ConfigType.INT,
+        1,
+        Range.at_least(1),
+        "high",
+        "Task configs to ask the connector for; Spark task i runs config i mod their number.",
+    )
+    .define(
+        "key.converter",
+        ConfigType.STRING,
+        "ByteArrayConverter",
+        None,
+        "medium",
+        "Turns key bytes into record keys: ByteArrayConverter, StringConverter, JsonConverter.",
+    )
+    .define(
+        "value.converter",
+        ConfigType.STRING,
+        "ByteArrayConverter",
+        None,
+        "medium",
+        "Turns value bytes into record values: ByteArrayConverter, StringConverter, JsonConverter.",
+    )
+    .define(
+        "key.converter.schemas.enable",
+        ConfigType.BOOLEAN,
+        True,
+        None,
+        "low",
+        'JsonConverter: keys are `{"schema":..., "payload":...}` envelopes.',
+    )
+    .define(
+        "value.converter.schemas.enable",
+        ConfigType.BOOLEAN,
+        True,
+        None,
+        "low",
+        'JsonConverter: values are `{"schema":..., "payload":...}` envelopes.',
+    )
+    .define(
+        MAX_POLL_RECORDS,
+        ConfigType.INT,
+        500,
+        Range.at_least(1),
+        "low",
+        "The most records one `put` call receives.",
+    )
+).merge(ERRORS_CONFIG)
+
+
+# --- converters ----------------------------------------------------------------------------------
+
+
+class Converter:
+    """Bytes from Kafka to a record key or value (Connect's `Converter.toConnectData`)."""
+
+    def convert(self, topic: str, data: bytes | None) -> Any:
+        """The converted value; raise for data this converter cannot read."""
+        return data
+
+
+class ByteArrayConverter(Converter):
+    """Bytes unchanged."""
+
+
+class StringConverter(Converter):
+    """UTF-8 text."""
+
+    def convert(self, topic: str, data: bytes | None) -> Any:
+        """Decode strictly: invalid UTF-8 fails the record."""
+        return None if data is None else data.decode("utf-8")
+
+
+class JsonConverter(Converter):
+    """JSON; with `schemas.enable` the value must be a `{"schema":..,"payload":..}` envelope."""
+
+    def __init__(self, schemas_enable: bool) -> None:
+        self.schemas_enable = schemas_enable
+
+    def convert(self, topic: str, data: bytes | None) -> Any:
+        """The parsed JSON (the payload of an envelope)."""
+        if data is None:
+            return None
+        parsed = json.loads(data)
+        if not self.schemas_enable:
+            return parsed
+        if not isinstance(parsed, dict) or set(parsed) != {"schema", "payload"}:
+            raise ValueError(
+                'JsonConverter with schemas.enable requires "schema" and "payload" fields and '
+                "may not contain additional fields. To read plain JSON, set "
+                "schemas.enable=false in the converter configuration."
+            )
+        return parsed["payload"]
+
+
+_CONVERTERS: dict[str, str] = {}
+for _short, _java in (
+    ("ByteArrayConverter", "org.apache.kafka.connect.converters.ByteArrayConverter"),
+    ("StringConverter", "org.apache.kafka.connect.storage.StringConverter"),
+    ("JsonConverter", "org.apache.kafka.connect.json.JsonConverter"),
+):
+    for _alias in (_short, _java, f"{__name__}.{_short}"):
+        _CONVERTERS[_alias] = _short
+
+
+def make_converter(name: str, schemas_enable: bool = True) -> Converter:
+    """A converter by short name, Connect's Java class name or dotted path."""
+    short = _CONVERTERS.get(name.strip())
+    if short is None:
+        known = ", ".join(sorted({*_CONVERTERS.values()}))
+        raise ConfigError(f"Unknown converter {name!r}; known converters: {known}")
+    if short == "JsonConverter":
+        return JsonConverter(schemas_enable)
+    return StringConverter() if short == "StringConverter" else ByteArrayConverter()
+
+
+# --- driver: options and plan -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SinkTaskPlan:
+    """Everything an executor needs to run the connector's tasks (driver → executor)."""
+
+    connector: str
+    task_class: str
+    task_configs: list[dict[str, str]]
+    key_converter: str
+    key_schemas_enable: bool
+    value_converter: str
+    value_schemas_enable: bool
+    max_poll_records: int
+    errors: ErrorPolicy
+    kafka: dict[str, str] = field(repr=False)
+
+    @property
+    def group_id(self) -> str:
+        """`connect-<name>`."""
+        return group_id_for(self.connector)
+
+
+@dataclass(frozen=True)
+class SinkOptions:
+    """Parsed writer options: framework values, connector props, Kafka client settings."""
+
+    values: dict[str, Any]
+    connector_props: dict[str, str]
+    kafka: dict[str, str]
+    errors: ErrorPolicy
+
+
+def parse_sink_options(options: Mapping[str, Any]) -> SinkOptions:
+    """Parse `writeStream.format("eosconnect")` options for a sink connector."""
+    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    if "bootstrap.servers" not in kafka:
+        raise ConfigError(
+            "Missing option kafka.bootstrap.servers: the Kafka cluster whose consumer group "
+            "connect-<name> receives the committed offsets"
+        )
+    values = SINK_FRAMEWORK_CONFIG.parse(rest)
+    for name in ("key.converter", "value.converter"):
+        make_converter(values[name])
+    props = {k: str(v) for k, v in rest.items() if k not in SINK_FRAMEWORK_CONFIG}
+    props["name"] = values["name"]
+    props["connector.class"] = values["connector.class"]
+    props["tasks.max"] = str(values["tasks.max"])
+    return SinkOptions(values, props, kafka, ErrorPolicy.from_options(values["name"], rest))
+
+
+def class_path(cls: type) -> str:
+    """`package.module.Class`."""
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def sink_task_configs(
+    connector: SinkConnector, props: dict[str, str], tasks: int
+) -> list[dict[str, str]]:
+    """Validate the connector's options, start it, and return its task configs."""
+    problems = {r.name: r.errors for r in connector.validate(props) if r.errors}
+    if problems:
+        raise InvalidConfigError(problems)
+    connector.start(dict(props))
+    try:
+        configs = connector.task_configs(tasks)
+    finally:
+        connector.stop()
+    if not configs:
+        raise ConfigError(f"connector {props.get('name')} returned no task configs")
+    return [{**props, **config} for config in configs]
+
+
+def plan_sink(parsed: SinkOptions, connector: SinkConnector) -> SinkTaskPlan:
+    """Driver: the plan for every Spark task of the sink writer."""
+    values = parsed.values
+    return SinkTaskPlan(
+        connector=values["name"],
+        task_class=class_path(connector.task_class()),
+        task_configs=sink_task_configs(connector, parsed.connector_props, values["tasks.max"]),
+        key_converter=values["key.converter"],
+        key_schemas_enable=values["key.converter.schemas.enable"],
+        value_converter=values["value.converter"],
+        value_schemas_enable=values["value.converter.schemas.enable"],
+        max_poll_records=values[MAX_POLL_RECORDS],
+        errors=parsed.errors,
+        kafka=parsed.kafka,
+    )
+
+
+# --- executor: rows to records ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    """One row of the stream as Kafka bytes."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    timestamp_ms: int | None
+    headers: tuple[tuple[str, bytes | None], ...]
+
+
+def _as_bytes(data: Any) -> bytes | None:
+    if data is None or isinstance(data, bytes):
+        return data
+    return str(data).encode("utf-8")
+
+
+def _column(batch: pa.RecordBatch, name: str) -> list[Any]:
+    index = batch.schema.get_field_index(name)
+    if index < 0:
+        return [None] * batch.num_rows
+    column = batch.column(index)
+    if pa.types.is_timestamp(column.type):
+        per_ms = {"s": 0.001, "ms": 1, "us": 1000, "ns": 1_000_000}[column.type.unit]
+        values = column.cast(pa.int64()).to_pylist()
+        return [None if v is None else int(v // per_ms) for v in values]
+    return column.to_pylist()
+
+
+def raw_records(batch: pa.RecordBatch) -> Iterator[RawRecord]:
+    """The rows of an Arrow batch with Kafka columns (`topic`, `partition`, `offset`, ...)."""
+    columns = [
+        _column(batch, name)
+        for name in ("topic", "partition", "offset", "key", "value", "timestamp", "headers")
+    ]
+    for topic, partition, offset, key, value, timestamp, headers in zip(*columns, strict=True):
+        yield RawRecord(
+            topic,
+            int(partition),
+            int(offset),
+            _as_bytes(key),
+            _as_bytes(value),
+            timestamp,
+            tuple((h["key"], h["value"]) for h in headers or ()),
+        )
+
+
+def chunks(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[list[RawRecord]]:
+    """Rows in lists of at most `size`."""
+    chunk: list[RawRecord] = []
+    for batch in batches:
+        for record in raw_records(batch):
+            chunk.append(record)
+            if len(chunk) >= size:
+                yield chunk
+                chunk = []
+    if chunk:
+        yield chunk
+
+
+# --- executor: the task's life cycle ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SinkTaskResult:
+    """What one Spark task did (executor → driver); offsets are `(topic, partition, next)`."""
+
+    task: int
+    records_put: int
+    records_failed: int
+    current: list[tuple[str, int, int]]
+    committable: list[tuple[str, int, int]]
+
+
+def load_task_class(dotted: str) -> type[SinkTask]:
+    """Import `package.module.Class` and check it is a SinkTask."""
+    import importlib
+
+    module_name, _, name = dotted.rpartition(".")
+    try:
+        cls = getattr(importlib.import_module(module_name), name)
+    except (ImportError, AttributeError) as error:
+        raise ConfigError(f"cannot load sink task class {dotted!r}: {error}") from error
+    if not (isinstance(cls, type) and issubclass(cls, SinkTask)):
+        raise ConfigError(f"{dotted!r} is not a SinkTask")
+    return cls
+
+
+class _SinkTaskRun:
+    """One task over one Spark task's rows; see `run_sink_task`."""
+
+    def __init__(self, plan: SinkTaskPlan, task: int, batch_id: int | None) -> None:
+        self.plan = plan
+        self.task_id = task
+        self.batch_id = batch_id
+        self.config = plan.task_configs[task % len(plan.task_configs)]
+        self.task = load_task_class(plan.task_class)()
+        self.context = SinkTaskContext(self.config)
+        self.reporter = ErrorReporter(plan.errors, plan.kafka, task)
+        self.key_converter = make_converter(plan.key_converter, plan.key_schemas_enable)
+        self.value_converter = make_converter(plan.value_converter, plan.value_schemas_enable)
+        self.assigned: set[TP] = set()
+        self.skip_below: dict[TP, int] = {}
+        self.current: dict[TP, int] = {}
+        self.put_count = 0
+
+    def _failed(self, raw: RawRecord, stage: Stage, cls: type, error: Exception) -> FailedRecord:
+        return FailedRecord(
+            raw.topic,
+            raw.partition,
+            raw.offset,
+            raw.key,
+            raw.value,
+            raw.headers,
+            raw.timestamp_ms,
+            stage,
+            qualified_name(cls),
+            error,
+        )
+
+    def _convert(self, raw: RawRecord) -> SinkRecord | None:
+        try:
+            key = self.key_converter.convert(raw.topic, raw.key)
+        except Exception as error:
+            self.reporter.report(
+                self._failed(raw, Stage.KEY_CONVERTER, type(self.key_converter), error)
+            )
+            return None
+        try:
+            value = self.value_converter.convert(raw.topic, raw.value)
+        except Exception as error:
+            self.reporter.report(
+                self._failed(raw, Stage.VALUE_CONVERTER, type(self.value_converter), error)
+            )
+            return None
+        return SinkRecord(
+            raw.topic, raw.partition, raw.offset, key, value, raw.timestamp_ms, raw.headers
+        )
+
+    def _open_new(self, chunk: list[RawRecord]) -> None:
+        new = {(r.topic, r.partition) for r in chunk} - self.assigned
+        if not new:
+            return
+        self.assigned |= new
+        self.context.update_assignment(SinkTopicPartition(*tp) for tp in self.assigned)
+        self.task.open([SinkTopicPartition(*tp) for tp in sorted(new)])
+        for tp, offset in self.context.take_offset_resets().items():
+            self.skip_below[(tp.topic, tp.partition)] = offset
+
+    def _wanted(self, raw: RawRecord) -> bool:
+        below = self.skip_below.get((raw.topic, raw.partition))
+        return below is None or raw.offset >= below
+
+    def _put(self, records: list[SinkRecord], raws: list[RawRecord]) -> None:
+        if not records:
+            return
+        try:
+            self.task.put(records)
+            self.put_count += len(records)
+            return
+        except Exception as error:
+            if not self.plan.errors.tolerate_all:
+                first, last = records[0], records[-1]
+                raise EosConnectError(
+                    f"{type(self.task).__name__}.put failed for {len(records)} record(s) from "
+                    f"topic={first.topic} partition={first.kafka_partition} "
+                    f"offset={first.kafka_offset} to topic={last.topic} "
+                    f"partition={last.kafka_partition} offset={last.kafka_offset}: "
+                    f"{qualified_name(type(error))}: {error} (errors.tolerance=none)"
+                ) from error
+        # errors.tolerance=all: find the failing records one by one (at-least-once for the rest)
+        for record, raw in zip(records, raws, strict=True):
+            try:
+                self.task.put([record])
+                self.put_count += 1
+            except Exception as error:
+                self.reporter.report(self._failed(raw, Stage.TASK_PUT, type(self.task), error))
+
+    def process(self, chunk: list[RawRecord]) -> None:
+        """Open new partitions, convert, put; the rows count as consumed."""
+        self._open_new(chunk)
+        records: list[SinkRecord] = []
+        raws: list[RawRecord] = []
+        for raw in chunk:
+            if not self._wanted(raw):
+                continue
+            record = self._convert(raw)
+            if record is not None:
+                records.append(record)
+                raws.append(raw)
+        self._put(records, raws)
+        for raw in chunk:
+            tp = (raw.topic, raw.partition)
+            self.current[tp] = max(self.current.get(tp, 0), raw.offset + 1)
+
+    def commit_offsets(self) -> dict[TP, int]:
+        """Flush the DLQ, then ask `pre_commit` which offsets may be committed."""
+        self.reporter.close()
+        if not self.current:
+            return {}
+        given = {SinkTopicPartition(*tp): offset for tp, offset in self.current.items()}
+        returned = self.task.pre_commit(dict(given)) or {}
+        committable: dict[TP, int] = {}
+        for tp, offset in returned.items():
+            key = (tp[0], int(tp[1]))
+            if key not in self.assigned:
+                log.warning("ignoring pre_commit offset for unassigned partition %s-%s", *key)
+            elif isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+                raise EosConnectError(
+                    f"{type(self.task).__name__}.pre_commit returned invalid offset {offset!r} "
+                    f"for {key[0]}-{key[1]}"
+                )
+            else:
+                committable[key] = offset
+        return committable
+
+    def close(self) -> None:
+        """`close(partitions)` then `stop()`."""
+        try:
+            if self.assigned:
+                self.task.close([SinkTopicPartition(*tp) for tp in sorted(self.assigned)])
+        finally:
+            self.task.stop()
+
+    def run(self, batches: Iterable[pa.RecordBatch]) -> SinkTaskResult:
+        self.task.initialize(self.context)
+        self.task.start(dict(self.config))
+        try:
+            for number, chunk in enumerate(chunks(batches, self.plan.max_poll_records)):
+                self.process(chunk)
+                if number == 0:
+                    maybe_crash("put", self.batch_id)
+            committable = self.commit_offsets()
+        except BaseException:
+            try:
+                self.close()
+            except Exception:
+                log.exception("closing sink task %d after a failure failed too", self.task_id)
+            try:
+                self.reporter.close(timeout_s=5.0)
+            except Exception:
+                log.exception("flushing the dead letter queue after a failure failed")
+            raise
+        self.close()
+        return SinkTaskResult(
+            task=self.task_id,
+            records_put=self.put_count,
+            records_failed=self.reporter.failed,
+            current=[(t, p, o) for (t, p), o in sorted(self.current.items())],
+            committable=[(t, p, o) for (t, p), o in sorted(committable.items())],
+        )
+
+
+def run_sink_task(
+    plan: SinkTaskPlan, task: int, batches: Iterable[pa.RecordBatch], batch_id: int | None
+) -> SinkTaskResult:
+    """Executor: run task config `task` over the rows; raises if a record fails (tolerance
+    none) or `put`/`flush` fails, so that nothing gets committed for the micro-batch."""
+    return _SinkTaskRun(plan, task, batch_id).run(batches)
+
+
+def merge_committable(results: Iterable[SinkTaskResult]) -> dict[TP, int]:
+    """Driver: the offsets to commit for a micro-batch (highest per partition)."""
+    merged: dict[TP, int] = {}
+    for result in results:
+        for topic, partition, offset in result.committable:
+            merged[(topic, partition)] = max(offset, merged.get((topic, partition), offset))
+    return merged

@@ -1,0 +1,274 @@
+"""The config topic in Kafka: an incremental read_committed replay and the leader's writer.
+
+`KafkaConfigStore` replays the one-partition, compacted config topic into a
+`ClusterConfigSnapshot` (formats in `protocol.config_records`) and hands out the `ConfigLeader`,
+the only writer. The leader is a transactional producer with id ``connect-cluster-<group.id>``:
+claiming it fences every older leader (KIP-618's zombie leader), and every write is its own
+transaction, so a fenced leader cannot add anything to the topic, not even half a write.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.kafka.clients import (
+    KafkaTimeoutError,
+    admin_client,
+    ensure_topic,
+    partition_count,
+    read_to_end,
+)
+from spark_eos_connect.kafka.producers import is_fenced, produce, transactional_producer
+from spark_eos_connect.protocol.config_records import (
+    ClusterConfigSnapshot,
+    TargetState,
+    commit_key,
+    connector_key,
+    encode_commit,
+    encode_connector_config,
+    encode_restart_request,
+    encode_target_state,
+    encode_task_config,
+    encode_task_count,
+    restart_key,
+    target_state_key,
+    task_count_key,
+    task_key,
+)
+
+log = logging.getLogger(__name__)
+
+COMPACTED = {"cleanup.policy": "compact"}
+LEADER_ID_PREFIX = "connect-cluster-"
+
+
+class ConfigStoreError(EosConnectError):
+    """The config topic cannot be used as asked."""
+
+
+class ConfigTopicError(ConfigStoreError, ValueError):
+    """The config topic exists but is not usable (e.g. more than one partition)."""
+
+
+class ConfigReadTimeoutError(ConfigStoreError, TimeoutError):
+    """The config topic could not be read to its end in time (REST answers 500)."""
+
+
+class ConfigWriteError(ConfigStoreError):
+    """A write to the config topic failed and was aborted: nothing of it is visible."""
+
+
+class LeaderFencedError(ConfigStoreError):
+    """A newer leader claimed the config topic; re-read it to the end and decide again."""
+
+
+def leader_transactional_id(group_id: str) -> str:
+    """``connect-cluster-<group.id>``: the config-topic leader's transactional id."""
+    return LEADER_ID_PREFIX + group_id
+
+
+Record = tuple[str, bytes | None]
+
+
+class KafkaConfigStore:
+    """The config topic `topic` of the Connect cluster `group_id`, read through `kafka`.
+
+    `kafka` holds librdkafka settings (``bootstrap.servers`` ...). Thread-safe.
+    """
+
+    def __init__(self, kafka: Mapping[str, Any], topic: str, group_id: str) -> None:
+        self.kafka = dict(kafka)
+        if "transactional.id" in self.kafka:
+            del self.kafka["transactional.id"]
+            log.warning(
+                "Ignoring the transactional.id setting: the config-topic leader always uses %r "
+                "so that older leaders are fenced (KIP-618)",
+                leader_transactional_id(group_id),
+            )
+        self.topic = topic
+        self.group_id = group_id
+        self._lock = threading.Lock()
+        self._snapshot = ClusterConfigSnapshot()
+        self._position: int | None = None
+
+    def ensure_topic(self, timeout_s: float = 30.0) -> bool:
+        """Create the compacted one-partition topic, or check the existing one.
+
+        Returns whether it was created; raises `ConfigTopicError` if it has several partitions.
+        """
+        admin = admin_client(self.kafka)
+        created = ensure_topic(admin, self.topic, 1, COMPACTED, timeout_s)
+        partitions = partition_count(admin, self.topic, timeout_s)
+        if partitions != 1:
+            raise ConfigTopicError(
+                f"Config topic {self.topic!r} (config.storage.topic) has {partitions} partitions; "
+                "it must have exactly 1 so that every reader sees config records in one order "
+                "(Kafka Connect refuses such a topic too). Point config.storage.topic at a "
+                "one-partition compacted topic."
+            )
+        return created
+
+    def read_to_end(self, timeout_s: float = 30.0) -> ClusterConfigSnapshot:
+        """Catch up with the topic's end, waiting for open transactions; the live snapshot.
+
+        Reads only records written since the previous call. Raises `ConfigReadTimeoutError`
+        when the end cannot be reached within `timeout_s` (e.g. a transaction stays open).
+        """
+        with self._lock:
+            start = None if self._position is None else {(self.topic, 0): self._position}
+            try:
+                records = read_to_end(
+                    self.kafka,
+                    [self.topic],
+                    "read_committed",
+                    timeout_s,
+                    start=start,
+                    wait_for_open_transactions=True,
+                )
+            except KafkaTimeoutError as exc:
+                raise ConfigReadTimeoutError(
+                    f"Could not read the config topic {self.topic!r} to its end within "
+                    f"{timeout_s:g}s: {exc}"
+                ) from exc
+            for record in records:
+                key = _decode_key(record.key)
+                if key is None:
+                    self._snapshot.skipped += 1
+                else:
+                    self._snapshot.apply(key, record.value, record.offset)
+                self._position = record.offset + 1
+            return self._snapshot
+
+    @property
+    def snapshot(self) -> ClusterConfigSnapshot:
+        """The snapshot as of the last `read_to_end` (not refreshed by this property)."""
+        return self._snapshot
+
+    def leader(self, timeout_s: float = 30.0) -> ConfigLeader:
+        """Claim the leader's transactional id, fencing every older leader of this cluster."""
+        transactional_id = leader_transactional_id(self.group_id)
+        producer = transactional_producer(self.kafka, transactional_id, timeout_s)
+        return ConfigLeader(producer, self.topic, transactional_id, timeout_s)
+
+
+def _decode_key(raw: bytes | None) -> str | None:
+    if raw is None:
+        return None
+    try:
+        return bytes(raw).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _kafka_error(exc: BaseException) -> Any:
+    """The librdkafka `KafkaError` carried by `exc`, or None."""
+    args = getattr(exc, "args", ())
+    return args[0] if args and hasattr(args[0], "code") else None
+
+
+class ConfigLeader:
+    """The only writer of the config topic: one transaction per write (KIP-618).
+
+    Once fenced by a newer leader every call raises `LeaderFencedError`; the caller must read
+    the topic to its end again and decide anew (with a new leader if it still should write).
+    """
+
+    def __init__(self, producer: Any, topic: str, transactional_id: str, timeout_s: float) -> None:
+        self._producer = producer
+        self.topic = topic
+        self.transactional_id = transactional_id
+        self._timeout_s = timeout_s
+        self._fenced = False
+        self._broken: str | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def fenced(self) -> bool:
+        """Whether a newer leader has fenced this one."""
+        return self._fenced
+
+    def put_connector_config(self, name: str, properties: Mapping[str, str | None]) -> None:
+        """``connector-<name>``: create or replace the connector's config."""
+        self._transaction([(connector_key(name), encode_connector_config(properties))])
+
+    def put_task_configs(self, name: str, configs: Sequence[Mapping[str, str | None]]) -> None:
+        """``task-<name>-0..N-1`` then ``commit-<name>`` {"tasks":N}, in ONE transaction.
+
+        A single transaction means a reader never sees part of a generation: either every task
+        config and its commit, or none of them.
+        """
+        records: list[Record] = [
+            (task_key(name, task), encode_task_config(config))
+            for task, config in enumerate(configs)
+        ]
+        records.append((commit_key(name), encode_commit(len(configs))))
+        self._transaction(records)
+
+    def put_task_count(self, name: str, task_count: int) -> None:
+        """``tasks-fencing-<name>``: earlier task producers have been fenced."""
+        self._transaction([(task_count_key(name), encode_task_count(task_count))])
+
+    def put_target_state(self, name: str, state: TargetState | str) -> None:
+        """``target-state-<name>``: STARTED, PAUSED or STOPPED."""
+        self._transaction([(target_state_key(name), encode_target_state(state))])
+
+    def delete_connector(self, name: str) -> None:
+        """Tombstones for the connector's config and target state (one transaction, as Connect)."""
+        self._transaction([(connector_key(name), None), (target_state_key(name), None)])
+
+    def put_restart_request(self, name: str, include_tasks: bool, only_failed: bool) -> None:
+        """``restart-connector-<name>``."""
+        value = encode_restart_request(include_tasks, only_failed)
+        self._transaction([(restart_key(name), value)])
+
+    def stop_connector(self, name: str) -> None:
+        """An empty task set (commit with 0 tasks), then target state STOPPED (as Connect)."""
+        self.put_task_configs(name, [])
+        self.put_target_state(name, TargetState.STOPPED)
+
+    def close(self) -> None:
+        """Release the producer (it stays fenced-safe: nothing is left open)."""
+        self._producer.flush(0)
+
+    def _transaction(self, records: Iterable[Record]) -> None:
+        records = list(records)
+        keys = ", ".join(key for key, _ in records)
+        with self._lock:
+            if self._fenced:
+                raise LeaderFencedError(self._fenced_message(keys))
+            if self._broken is not None:
+                raise ConfigWriteError(f"The config-topic leader is unusable: {self._broken}")
+            try:
+                self._producer.begin_transaction()
+                for key, value in records:
+                    produce(self._producer, self.topic, value, key.encode("utf-8"), partition=0)
+                self._producer.commit_transaction(self._timeout_s)
+            except Exception as exc:
+                self._fail(exc, keys)
+            log.debug("Wrote %s to config topic %s", keys, self.topic)
+
+    def _fail(self, exc: Exception, keys: str) -> None:
+        error = _kafka_error(exc)
+        if error is not None and is_fenced(exc):  # type: ignore[arg-type]
+            self._fenced = True
+            raise LeaderFencedError(self._fenced_message(keys)) from exc
+        if error is not None and error.fatal():
+            self._broken = str(exc)
+        else:
+            try:
+                self._producer.abort_transaction(self._timeout_s)
+            except Exception as abort_exc:
+                self._broken = f"aborting after {exc} failed: {abort_exc}"
+        raise ConfigWriteError(
+            f"Writing {keys} to config topic {self.topic!r} failed and was aborted: {exc}"
+        ) from exc
+
+    def _fenced_message(self, keys: str) -> str:
+        return (
+            f"Not writing {keys}: this config-topic leader ({self.transactional_id}) was fenced by "
+            "a newer leader; read the config topic to its end and decide again"
+        )

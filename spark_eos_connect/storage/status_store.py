@@ -1,0 +1,150 @@
+"""The status topic in Kafka: connector and task states (formats in `protocol.status_records`).
+
+Records are keyed ``status-connector-<name>`` / ``status-task-<name>-<n>`` and sent to the
+partition Java's default partitioner picks for the key, so that a Connect worker sharing the topic
+keeps every key's records in one partition, in order. Writes go through an idempotent producer.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.kafka.clients import (
+    KafkaTimeoutError,
+    admin_client,
+    ensure_topic,
+    partition_count,
+    read_to_end,
+)
+from spark_eos_connect.kafka.producers import idempotent_producer, produce
+from spark_eos_connect.protocol.murmur2 import default_partition
+from spark_eos_connect.protocol.status_records import (
+    StatusRecord,
+    StatusSnapshot,
+    StatusState,
+    connector_status_key,
+    encode_connector_status,
+    encode_task_status,
+    task_status_key,
+)
+
+COMPACTED = {"cleanup.policy": "compact"}
+DEFAULT_PARTITIONS = 5
+
+
+class StatusStoreError(EosConnectError):
+    """The status topic could not be read or written."""
+
+
+class KafkaStatusStore:
+    """The status topic `topic`, read and written through `kafka` (librdkafka settings)."""
+
+    def __init__(self, kafka: Mapping[str, Any], topic: str) -> None:
+        self.kafka = dict(kafka)
+        self.topic = topic
+        self._lock = threading.Lock()
+        self._snapshot = StatusSnapshot()
+        self._positions: dict[int, int] = {}
+        self._partitions = 0
+        self._producer: Any = None
+
+    def ensure_topic(self, partitions: int = DEFAULT_PARTITIONS, timeout_s: float = 30.0) -> bool:
+        """Create the compacted topic (5 partitions by default) unless it exists."""
+        admin = admin_client(self.kafka)
+        created = ensure_topic(admin, self.topic, partitions, COMPACTED, timeout_s)
+        self._partitions = partition_count(admin, self.topic, timeout_s)
+        return created
+
+    def put_connector_status(
+        self,
+        name: str,
+        state: StatusState | str,
+        worker_id: str,
+        generation: int,
+        trace: str | None = None,
+    ) -> None:
+        """Write ``status-connector-<name>``."""
+        record = StatusRecord(StatusState(state), worker_id, generation, trace)
+        self._send(connector_status_key(name), encode_connector_status(record))
+
+    def put_task_status(
+        self,
+        name: str,
+        task: int,
+        state: StatusState | str,
+        worker_id: str,
+        generation: int,
+        trace: str | None = None,
+    ) -> None:
+        """Write ``status-task-<name>-<task>`` (STOPPED is not a task state)."""
+        record = StatusRecord(StatusState(state), worker_id, generation, trace)
+        self._send(task_status_key(name, task), encode_task_status(record))
+
+    def delete_connector_status(self, name: str) -> None:
+        """Tombstone for the connector's status."""
+        self._send(connector_status_key(name), None)
+
+    def delete_task_status(self, name: str, task: int) -> None:
+        """Tombstone for one task's status."""
+        self._send(task_status_key(name, task), None)
+
+    def read_to_end(self, timeout_s: float = 30.0) -> StatusSnapshot:
+        """Catch up with the topic's end; the live snapshot."""
+        with self._lock:
+            start = {(self.topic, p): o for p, o in self._positions.items()}
+            try:
+                records = read_to_end(self.kafka, [self.topic], "read_committed", timeout_s, start)
+            except KafkaTimeoutError as exc:
+                raise StatusStoreError(
+                    f"Could not read the status topic {self.topic!r} to its end within "
+                    f"{timeout_s:g}s: {exc}"
+                ) from exc
+            for record in records:
+                key = None if record.key is None else bytes(record.key).decode("utf-8", "replace")
+                if key is None:
+                    self._snapshot.skipped += 1
+                else:
+                    self._snapshot.apply(key, record.value)
+                self._positions[record.partition] = record.offset + 1
+            return self._snapshot
+
+    def close(self) -> None:
+        """Flush and drop the producer."""
+        with self._lock:
+            if self._producer is not None:
+                self._producer.flush(10)
+                self._producer = None
+
+    def _send(self, key: str, value: bytes | None, timeout_s: float = 30.0) -> None:
+        with self._lock:
+            if self._partitions <= 0:
+                self._partitions = partition_count(admin_client(self.kafka), self.topic)
+                if self._partitions <= 0:
+                    raise StatusStoreError(f"Status topic {self.topic!r} does not exist")
+            if self._producer is None:
+                self._producer = idempotent_producer(self.kafka)
+            errors: list[str] = []
+
+            def delivered(error: Any, message: Any) -> None:
+                if error is not None:
+                    errors.append(str(error))
+
+            key_bytes = key.encode("utf-8")
+            partition = default_partition(key_bytes, self._partitions)
+            produce(
+                self._producer,
+                self.topic,
+                value,
+                key_bytes,
+                partition=partition,
+                on_delivery=delivered,
+            )
+            remaining = self._producer.flush(timeout_s)
+            if remaining or errors:
+                reason = "; ".join(errors) or f"not delivered within {timeout_s:g}s"
+                raise StatusStoreError(
+                    f"Writing {key} to status topic {self.topic!r} failed: {reason}"
+                )
