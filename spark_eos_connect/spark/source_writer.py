@@ -4,6 +4,7 @@ source task's records and offsets in Kafka transactions (see `runtime.source_wri
 from __future__ import annotations
 
 import logging
+import traceback
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -12,7 +13,9 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMessage
 
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime.framework_config import split_options
+from spark_eos_connect.runtime.leadership import worker_id
 from spark_eos_connect.runtime.source_plan import (
     SourceTaskPlan,
     read_boundaries,
@@ -21,6 +24,7 @@ from spark_eos_connect.runtime.source_plan import (
 )
 from spark_eos_connect.runtime.source_writer import SourceTaskWriter, TaskWriteResult
 from spark_eos_connect.spark.task_context import attempt_key, current_batch_id
+from spark_eos_connect.storage.status_store import KafkaStatusStore
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +46,18 @@ def summarize(batch_id: int, results: list[TaskWriteResult]) -> str:
         f"{sum(r.stale_rows_skipped for r in results)} stale rows skipped "
         f"({len(results)} tasks, {mode})"
     )
+
+
+def report_task_failure(kafka: dict[str, str], plan: SourceTaskPlan, trace: str) -> None:
+    """Best effort: the task's FAILED state and trace in the status topic (Connect's format)."""
+    if not plan.status_topic:
+        return
+    try:
+        store = KafkaStatusStore(kafka, plan.status_topic)
+        store.put_task_status(plan.connector, plan.task, StatusState.FAILED, worker_id(), 0, trace)
+        store.close()
+    except Exception as error:  # the task's own failure is what must surface
+        log.warning("could not record the failure of task %d: %s", plan.task, error)
 
 
 class EosConnectSourceStreamWriter(DataSourceStreamArrowWriter):
@@ -85,6 +101,10 @@ class EosConnectSourceStreamWriter(DataSourceStreamArrowWriter):
         )
         try:
             return SourceTaskCommitMessage(asdict(writer.write(iterator)))
+        except Exception:
+            if writer.plan is not None:
+                report_task_failure(self.kafka, writer.plan, traceback.format_exc())
+            raise
         finally:
             remove_boundaries(key)
 

@@ -212,3 +212,31 @@ def test_task_refuses_to_start_without_a_task_count_record_after_its_configs(
 
     assert "no task-count record follows the latest task configs" in str(refused.value)
     assert read_committed(coordinator.config.connector_props["topic"]) == []
+
+
+def test_status_topic_shows_the_running_connector_and_a_failed_task(
+    connector: Callable[..., SourceCoordinator],
+    bootstrap_servers: str,
+    read_committed: Callable[..., list[Any]],
+) -> None:
+    from spark_eos_connect.spark.source_writer import report_task_failure
+
+    coordinator = connector(tasks=2)
+    name = coordinator.config.name
+    [plan, _] = coordinator.plan()
+    report_task_failure({"bootstrap.servers": bootstrap_servers}, plan, "Traceback: boom")
+
+    latest = {
+        r.key.decode(): json.loads(r.value)
+        for r in read_committed("eosconnect-status")
+        if r.key is not None and r.value is not None and name in r.key.decode()
+    }
+    assert latest[f"status-connector-{name}"]["state"] == "RUNNING"
+    assert latest[f"status-task-{name}-1"]["state"] == "RUNNING"
+    assert latest[f"status-task-{name}-0"] == {
+        "state": "FAILED",
+        "trace": "Traceback: boom",
+        "worker_id": latest[f"status-task-{name}-0"]["worker_id"],
+        "generation": 0,
+    }
+    assert list(latest[f"status-connector-{name}"]) == ["state", "trace", "worker_id", "generation"]
