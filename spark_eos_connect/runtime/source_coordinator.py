@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from typing import Any
 
 from spark_eos_connect.api.config import InvalidConfigError
@@ -15,16 +16,29 @@ from spark_eos_connect.api.source import (
     SourceConnector,
 )
 from spark_eos_connect.connectors.registry import resolve_connector_class
-from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.kafka.producers import fence_transactional_id
+from spark_eos_connect.protocol.config_records import TargetState
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime.framework_config import SourcePipelineConfig
 from spark_eos_connect.runtime.leadership import begin_generation, config_store_for, worker_id
 from spark_eos_connect.runtime.source_plan import SourceTaskPlan
+from spark_eos_connect.storage.config_store import ConfigLeader
 from spark_eos_connect.storage.offsets import OffsetsTopicView, ensure_offsets_topic
 from spark_eos_connect.storage.status_store import KafkaStatusStore
 
 log = logging.getLogger(__name__)
+
+STATE_CHECK_INTERVAL_S = 0.5
+RUNNING_STATES = {
+    TargetState.STARTED: StatusState.RUNNING,
+    TargetState.PAUSED: StatusState.PAUSED,
+    TargetState.STOPPED: StatusState.STOPPED,
+}
+
+
+class ConnectorTakenOverError(EosConnectError, RuntimeError):
+    """Another driver now leads this connector, or it was deleted: this query must stop."""
 
 
 def class_path(cls: type) -> str:
@@ -90,6 +104,24 @@ class SourceCoordinator:
         self.config_store = config_store_for(kafka, config.config_topic, config.group_id)
         self.status_store = KafkaStatusStore(kafka, config.status_topic)
         self.status_store.ensure_topic()
+        self.leader: ConfigLeader | None = None
+        self.generation_commit_offset: int | None = None
+        self.generation = 0
+        self.state: TargetState | None = None
+        self._checked_at = 0.0
+        self.refresh_target_state(force=True)
+        self.primary_view = OffsetsTopicView(kafka, config.primary_offsets_topic)
+        self.global_view = (
+            OffsetsTopicView(kafka, config.global_offsets_topic)
+            if config.connector_offsets_topic
+            else None
+        )
+
+    def start_generation(self) -> None:
+        """Lead a new generation of this connector's tasks (KIP-618 §5, see `leadership`)."""
+        config, kafka = self.config, self.config.kafka
+        if self.leader is not None:
+            self.leader.close()
         self.leader, snapshot = begin_generation(
             self.config_store,
             config.name,
@@ -100,20 +132,45 @@ class SourceCoordinator:
         )
         self.generation_commit_offset = snapshot.latest_commit_offset(config.name)
         self.generation = snapshot.generation(config.name)
-        self.report_status(StatusState.RUNNING)
-        self.primary_view = OffsetsTopicView(kafka, config.primary_offsets_topic)
-        self.global_view = (
-            OffsetsTopicView(kafka, config.global_offsets_topic)
-            if config.connector_offsets_topic
-            else None
-        )
+
+    def refresh_target_state(self, force: bool = False) -> TargetState:
+        """React to the connector's target state in the config topic (read at most every
+        `STATE_CHECK_INTERVAL_S` unless forced): a STARTED connector without a running
+        generation starts one (first start, or resume after a stop); a newer generation that
+        this driver did not write means another driver took the connector over."""
+        if not force and time.monotonic() - self._checked_at < STATE_CHECK_INTERVAL_S:
+            return self.state or TargetState.STARTED
+        self._checked_at = time.monotonic()
+        name = self.config.name
+        snapshot = self.config_store.read_to_end()
+        state = snapshot.target_state(name) or TargetState.STARTED
+        if self.generation_commit_offset is not None and not snapshot.contains(name):
+            raise ConnectorTakenOverError(f"connector {name} was deleted from the config topic")
+        if state is TargetState.STARTED:
+            latest = snapshot.latest_commit_offset(name)
+            if self.generation_commit_offset is None or (
+                latest != self.generation_commit_offset and snapshot.committed_task_count(name) == 0
+            ):
+                self.start_generation()
+            elif latest != self.generation_commit_offset:
+                raise ConnectorTakenOverError(
+                    f"a newer generation of connector {name} was started by another driver "
+                    "(this query is a zombie and stops; its tasks are fenced)"
+                )
+        if state is not self.state:
+            self.state = state
+            self.report_status(RUNNING_STATES[state])
+        return state
 
     def report_status(self, state: StatusState, trace: str | None = None) -> None:
         """Write the connector's and its tasks' states to the status topic."""
         name, me = self.config.name, worker_id()
         self.status_store.put_connector_status(name, state, me, self.generation, trace)
         for task in range(len(self.task_configs)):
-            self.status_store.put_task_status(name, task, state, me, self.generation, trace)
+            if state is StatusState.STOPPED:
+                self.status_store.delete_task_status(name, task)
+            else:
+                self.status_store.put_task_status(name, task, state, me, self.generation, trace)
 
     def committed_offsets(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """The connector's committed offsets; a dedicated topic's take precedence (KIP-618)."""
@@ -131,6 +188,8 @@ class SourceCoordinator:
     def plan(self) -> list[SourceTaskPlan]:
         """One plan per task for the next micro-batch, from the offsets committed in Kafka."""
         config = self.config
+        if self.refresh_target_state(force=True) is not TargetState.STARTED:
+            return []
         committed = self.committed_offsets()
         per_task = max(1, math.ceil(config.max_records_per_trigger / len(self.task_configs)))
         return [
@@ -164,8 +223,10 @@ class SourceCoordinator:
     def stop(self) -> None:
         """Stop the connector; its tasks are no longer assigned to anyone."""
         self.connector.stop()
-        self.report_status(StatusState.UNASSIGNED)
-        self.leader.close()
+        if self.state is TargetState.STARTED:
+            self.report_status(StatusState.UNASSIGNED)
+        if self.leader is not None:
+            self.leader.close()
 
 
 def _identity(partition: dict[str, Any]) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
+from spark_eos_connect.protocol.config_records import TargetState
 from spark_eos_connect.runtime.faults import maybe_crash
 from spark_eos_connect.runtime.framework_config import parse_source_pipeline
 from spark_eos_connect.runtime.source_coordinator import SourceCoordinator
@@ -51,7 +52,7 @@ class EosConnectSourceStreamReader(DataSourceStreamReader):
     ) -> dict[str, int]:
         """Driver: one more batch (tasks poll what is there, maybe nothing), unless draining."""
         current = start or self.initialOffset()
-        if draining():
+        if draining() or self._coordinator().refresh_target_state() is not TargetState.STARTED:
             return current
         return {"batch": int(current["batch"]) + 1}
 

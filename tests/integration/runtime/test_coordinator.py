@@ -14,7 +14,7 @@ import pytest
 from spark_eos_connect.protocol.config_records import parse_config_key
 from spark_eos_connect.runtime.framework_config import parse_source_pipeline
 from spark_eos_connect.runtime.generations import TaskStartupError
-from spark_eos_connect.runtime.source_coordinator import SourceCoordinator
+from spark_eos_connect.runtime.source_coordinator import ConnectorTakenOverError, SourceCoordinator
 from spark_eos_connect.runtime.source_plan import SourceTaskPlan
 from spark_eos_connect.runtime.source_reader import read_source_task
 from spark_eos_connect.runtime.source_writer import SourceTaskWriter, TaskWriteResult
@@ -111,6 +111,7 @@ def test_zombie_leader_cannot_write_after_a_new_driver_starts(
     driver_b = connector(tasks=2)
     name = driver_a.config.name
 
+    assert driver_a.leader is not None
     with pytest.raises(LeaderFencedError):
         driver_a.leader.put_target_state(name, "PAUSED")
 
@@ -135,6 +136,8 @@ def test_tasks_of_a_zombie_driver_abort_start_up(
 
     with pytest.raises(TaskStartupError, match="newer generation"):
         run_task(bootstrap_servers, zombie_plans[0])
+    with pytest.raises(ConnectorTakenOverError, match="another driver"):
+        driver_a.plan()
     run_batch(bootstrap_servers, driver_b)
 
     counts = counter_values(read_committed(driver_b.config.connector_props["topic"]))
@@ -198,13 +201,14 @@ def test_task_refuses_to_start_without_a_task_count_record_after_its_configs(
 ) -> None:
     coordinator = connector(tasks=1)
     name = coordinator.config.name
+    [plan] = coordinator.plan()
     # New task configs written without the fencing round and its task-count record.
+    assert coordinator.leader is not None
     coordinator.leader.put_task_configs(name, coordinator.task_configs)
     store = KafkaConfigStore(
         {"bootstrap.servers": bootstrap_servers}, "eosconnect-configs", "eosconnect"
     )
     commit_offset = store.read_to_end().latest_commit_offset(name)
-    [plan] = coordinator.plan()
     unfenced = SourceTaskPlan(**{**plan.__dict__, "generation_commit_offset": commit_offset})
 
     with pytest.raises(TaskStartupError) as refused:
