@@ -1,0 +1,85 @@
+"""A running source query reacts to target states written in the config topic: STOPPED writes
+nothing (I4), resuming continues exactly from the committed offsets."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spark_eos_connect.connectors.generator import parse_generated_value
+from spark_eos_connect.storage.config_store import KafkaConfigStore
+
+pytestmark = pytest.mark.integration
+
+
+def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
+        time.sleep(0.5)
+
+
+def test_stop_then_resume_a_running_query(
+    spark: Any,
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    read_committed: Callable[..., list[Any]],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    topic = topic_factory("lifecycle")
+    name = unique_name("lifecycle")
+    kafka = {"kafka.bootstrap.servers": bootstrap_servers}
+    stream = (
+        spark.readStream.format("eosconnect")
+        .options(name=name, topic=topic, rate="200", **kafka)
+        .option("connector.class", "Generator")
+        .option("records.per.poll", "50")
+        .option("maxPollDurationMs", "500")
+        .load()
+    )
+    query = (
+        stream.writeStream.format("eosconnect")
+        .options(name=name, **kafka)
+        .option("checkpointLocation", str(tmp_path / "ck"))
+        .trigger(processingTime="200 milliseconds")
+        .start()
+    )
+    store = KafkaConfigStore(
+        {"bootstrap.servers": bootstrap_servers}, "eosconnect-configs", "eosconnect"
+    )
+    try:
+        wait_for(lambda: len(read_committed(topic)) > 0, 120, "records before the stop")
+        store.leader().stop_connector(name)
+        wait_for(
+            lambda: (
+                query.status["message"] != "Processing new data"
+                and not query.status["isTriggerActive"]
+            ),
+            60,
+            "the query to go idle",
+        )
+        stopped_count = len(read_committed(topic))
+        snapshot = store.read_to_end()
+        assert snapshot.target_state(name) == "STOPPED"
+        assert snapshot.task_configs(name) == []
+        time.sleep(3)  # a stopped connector must not write, however long it stays stopped
+        assert len(read_committed(topic)) == stopped_count
+
+        store.leader().put_target_state(name, "STARTED")
+        wait_for(
+            lambda: len(read_committed(topic)) > stopped_count + 100, 120, "records after resume"
+        )
+    finally:
+        query.stop()
+
+    counts = Counter(parse_generated_value(r.value) for r in read_committed(topic))
+    positions = sorted(n for _, n in counts)
+    assert set(counts.values()) == {1}
+    assert positions == list(range(len(positions)))  # resumed exactly where it stopped
