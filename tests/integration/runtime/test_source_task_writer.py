@@ -202,3 +202,30 @@ def test_connector_requested_abort_drops_that_transactions_records_and_offsets(
     assert (result.transactions, result.aborted_transactions) == (2, 1)
     values = sorted(parse_generated_value(r.value)[1] for r in read_committed(topic))
     assert values == [*range(0, 100), *range(200, PER_BATCH)]
+
+
+def test_dedicated_offsets_topic_is_primary_and_mirrored_to_the_global_topic(
+    plan_factory: Callable[..., tuple[SourceCoordinator, str]],
+    bootstrap_servers: str,
+    read_committed: Callable[..., list[Any]],
+    unique_name: Callable[[str], str],
+) -> None:
+    dedicated = unique_name("connector-offsets")
+    coordinator, _ = plan_factory(**{"offsets.storage.topic": dedicated})
+    [plan] = coordinator.plan()
+
+    writer(bootstrap_servers, plan).write(read_source_task(plan))
+
+    def latest(topic: str) -> Any:
+        values = [
+            decode_offset_value(r.value)
+            for r in read_committed(topic)
+            if decode_offset_key(r.key)[0] == plan.connector
+        ]
+        return values[-1] if values else None
+
+    assert plan.offsets_topic == dedicated
+    assert latest(dedicated) == {"position": PER_BATCH}
+    assert latest("eosconnect-offsets") == {"position": PER_BATCH}
+    [next_plan] = coordinator.plan()
+    assert [offset for _, offset in next_plan.committed] == [{"position": PER_BATCH}]
