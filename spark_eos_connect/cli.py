@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import json
+import logging
+import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from spark_eos_connect import __version__
 from spark_eos_connect.errors import EosConnectError
+
+if TYPE_CHECKING:
+    from spark_eos_connect.herder import Herder
+
+BOOTSTRAP_ENV = "EOSCONNECT_BOOTSTRAP_SERVERS"
 
 
 def _run_kafka(args: argparse.Namespace) -> int:
@@ -34,6 +44,234 @@ def _run_kafka(args: argparse.Namespace) -> int:
     finally:
         broker.close()
     return 0
+
+
+class _UsageError(Exception):
+    """Bad command-line usage detected after parsing (exit code 2)."""
+
+
+def _kafka_options(pairs: Sequence[str]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise _UsageError(f"-X takes KEY=VALUE, got {pair!r}")
+        options[key] = value
+    return options
+
+
+def _herder(args: argparse.Namespace) -> Herder:
+    from spark_eos_connect.herder import Herder, WorkerSettings
+
+    if not args.bootstrap_servers:
+        raise _UsageError(f"--bootstrap-servers is required (or set {BOOTSTRAP_ENV})")
+    kafka: dict[str, Any] = _kafka_options(args.kafka_option)
+    kafka["bootstrap.servers"] = args.bootstrap_servers
+    settings = WorkerSettings(
+        group_id=args.group_id,
+        config_topic=args.config_topic,
+        offsets_topic=args.offsets_topic,
+        status_topic=args.status_topic,
+        exactly_once=args.exactly_once_source_support.lower() == "enabled",
+    )
+    return Herder(kafka, settings, timeout_s=args.timeout).start()
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, sort_keys=False))
+
+
+def _admin(action: Callable[[Herder, argparse.Namespace], Any]) -> Callable[..., int]:
+    """Wrap an admin command: JSON on stdout, exit 1 with the message on stderr when refused."""
+
+    def run(args: argparse.Namespace) -> int:
+        from spark_eos_connect.herder import HerderError
+
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+        try:
+            herder = _herder(args)
+        except _UsageError as error:
+            print(f"eosconnect {args.command}: {error}", file=sys.stderr)
+            return 2
+        except (EosConnectError, ValueError) as error:
+            print(f"eosconnect {args.command}: {error}", file=sys.stderr)
+            return 1
+        try:
+            result = action(herder, args)
+        except HerderError as error:
+            print(f"eosconnect {args.command}: {error} (HTTP {error.status})", file=sys.stderr)
+            return 1
+        except EosConnectError as error:
+            print(f"eosconnect {args.command}: {error}", file=sys.stderr)
+            return 1
+        finally:
+            herder.close()
+        if result is not None:
+            _print_json(result)
+        return 0
+
+    return run
+
+
+def _read_offsets_body(args: argparse.Namespace) -> Any:
+    from spark_eos_connect.herder import BadRequestError
+
+    if args.file is not None:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
+    else:
+        text = args.offsets
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise BadRequestError(f"The offsets are not valid JSON: {error}") from error
+
+
+def _run_rest(args: argparse.Namespace) -> int:
+    from spark_eos_connect.rest import serve
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        herder = _herder(args)
+    except _UsageError as error:
+        print(f"eosconnect rest: {error}", file=sys.stderr)
+        return 2
+    serve(herder, host=args.host, port=args.port)
+    return 0
+
+
+def _add_cluster_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("cluster")
+    group.add_argument(
+        "--bootstrap-servers",
+        default=os.environ.get(BOOTSTRAP_ENV),
+        help=f"Kafka bootstrap servers, HOST:PORT[,...] (default: ${BOOTSTRAP_ENV})",
+    )
+    group.add_argument("--group-id", default="eosconnect", help="group.id (default: %(default)s)")
+    group.add_argument(
+        "--config-topic",
+        default="eosconnect-configs",
+        help="config.storage.topic (default: %(default)s)",
+    )
+    group.add_argument(
+        "--offsets-topic",
+        default="eosconnect-offsets",
+        help="offset.storage.topic (default: %(default)s)",
+    )
+    group.add_argument(
+        "--status-topic",
+        default="eosconnect-status",
+        help="status.storage.topic (default: %(default)s)",
+    )
+    group.add_argument(
+        "--exactly-once-source-support",
+        default="enabled",
+        choices=["enabled", "preparing", "disabled"],
+        help="exactly.once.source.support: with 'enabled', altering source offsets fences the "
+        "connector's task producers and writes in a transaction (default: %(default)s)",
+    )
+    group.add_argument(
+        "-X",
+        "--kafka-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Kafka client setting, e.g. -X security.protocol=SASL_SSL (repeatable)",
+    )
+    group.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds per Kafka operation (default: 30)"
+    )
+
+
+def _add_admin_commands(commands: Any) -> None:
+    def command(name: str, help: str, description: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = commands.add_parser(
+            name, help=help, description=description
+        )
+        _add_cluster_options(parser)
+        return parser
+
+    rest = command(
+        "rest",
+        "serve Kafka Connect's REST API backed by the internal topics",
+        "Serve Kafka Connect's REST API (/connectors, /connectors/{c}/status|config|tasks|"
+        "offsets|stop|pause|resume|restart, /connector-plugins) backed only by the Kafka "
+        "internal topics. OpenAPI description at /openapi.json.",
+    )
+    rest.add_argument("--port", type=int, default=8083, help="listen port (default: 8083)")
+    rest.add_argument("--host", default="127.0.0.1", help="listen address (default: %(default)s)")
+    rest.set_defaults(handler=_run_rest)
+
+    connectors = command(
+        "connectors",
+        "list connectors (JSON)",
+        "List the connectors in the config topic as a JSON array; with --expand, an object of "
+        "each connector's status and/or info (config, tasks, type).",
+    )
+    connectors.add_argument("--expand", action="append", choices=["status", "info"], default=[])
+    connectors.set_defaults(
+        handler=_admin(lambda h, a: h.connectors_expanded(a.expand) if a.expand else h.connectors())
+    )
+
+    for name, help, description, action in (
+        (
+            "status",
+            "show a connector's and its tasks' states (JSON)",
+            "Show the connector's state and its tasks' states from the status topic.",
+            lambda h, a: h.status(a.name),
+        ),
+        (
+            "stop",
+            "stop a connector: no tasks, no writes (idempotent)",
+            "Write an empty task set and the STOPPED target state; running queries stop its "
+            "tasks. Offsets can be altered or reset only while a connector is stopped.",
+            lambda h, a: (h.stop(a.name), {"name": a.name, "target_state": "STOPPED"})[1],
+        ),
+        (
+            "pause",
+            "pause a connector",
+            "Write the PAUSED target state; the connector's tasks stop processing but keep "
+            "their configs.",
+            lambda h, a: (h.pause(a.name), {"name": a.name, "target_state": "PAUSED"})[1],
+        ),
+        (
+            "resume",
+            "resume a paused or stopped connector",
+            "Write the STARTED target state; the running query brings the tasks back.",
+            lambda h, a: (h.resume(a.name), {"name": a.name, "target_state": "STARTED"})[1],
+        ),
+    ):
+        parser = command(name, help, description)
+        parser.add_argument("name", help="the connector's name")
+        parser.set_defaults(handler=_admin(action))
+
+    offsets = commands.add_parser(
+        "offsets",
+        help="show, alter or reset a connector's offsets",
+        description="Offsets of source connectors (offsets topics) and sink connectors (consumer "
+        "group connect-<name>), in Kafka Connect's REST shape. alter and reset need the "
+        "connector to be stopped first (eosconnect stop NAME).",
+    )
+    verbs = offsets.add_subparsers(dest="verb", required=True, metavar="VERB")
+    get = verbs.add_parser("get", help="print the committed offsets (JSON)")
+    alter = verbs.add_parser(
+        "alter",
+        help="change the offsets of the partitions given",
+        description='Alter offsets; the body is {"offsets":[{"partition":{...},"offset":{...}}]} '
+        '(sinks: {"kafka_topic":t,"kafka_partition":p} -> {"kafka_offset":n}); a null source '
+        "offset resets that partition. Partitions not named keep their offsets.",
+    )
+    body = alter.add_mutually_exclusive_group(required=True)
+    body.add_argument("--offsets", help="the JSON body")
+    body.add_argument("--file", help="a file holding the JSON body ('-' for standard input)")
+    reset = verbs.add_parser("reset", help="remove every offset of the connector")
+    for parser, action in (
+        (get, lambda h, a: h.offsets(a.name)),
+        (alter, lambda h, a: h.alter_offsets(a.name, _read_offsets_body(a))),
+        (reset, lambda h, a: h.reset_offsets(a.name)),
+    ):
+        parser.add_argument("name", help="the connector's name")
+        _add_cluster_options(parser)
+        parser.set_defaults(handler=_admin(action))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,6 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="storage folder; reused if already formatted (default: a temporary folder)",
     )
     kafka.set_defaults(handler=_run_kafka)
+    _add_admin_commands(commands)
     return parser
 
 

@@ -1,0 +1,132 @@
+"""A sink connector's consumer group ``connect-<name>``: committed offsets, alteration, deletion.
+
+The Admin calls behind KIP-875's sink offsets endpoints. (This module imports confluent-kafka;
+it belongs with the other client helpers in `spark_eos_connect.kafka` once that package offers
+consumer-group helpers.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+from spark_eos_connect.api.sink import TopicPartition
+from spark_eos_connect.herder.errors import BadRequestError, HerderError
+from spark_eos_connect.kafka.clients import admin_client
+
+
+def sink_group_id(connector: str) -> str:
+    """``connect-<name>``: the consumer group of a sink connector."""
+    return "connect-" + connector
+
+
+def _code(exc: BaseException) -> Any:
+    error: Any = exc.args[0] if exc.args else None
+    return error.code() if hasattr(error, "code") else None
+
+
+class ConsumerGroups:
+    """Admin operations on consumer groups of the cluster reached through `kafka`."""
+
+    def __init__(self, kafka: Mapping[str, Any], timeout_s: float = 30.0) -> None:
+        self._admin = admin_client(kafka)
+        self._timeout_s = timeout_s
+
+    def committed(self, group: str) -> dict[TopicPartition, int]:
+        """The group's committed offsets (empty when the group does not exist)."""
+        request = [ConsumerGroupTopicPartitions(group)]
+        future = self._admin.list_consumer_group_offsets(request, request_timeout=self._timeout_s)[
+            group
+        ]
+        try:
+            result = future.result(timeout=self._timeout_s)
+        except KafkaException as exc:
+            if _code(exc) in (KafkaError.GROUP_ID_NOT_FOUND, KafkaError._UNKNOWN_GROUP):
+                return {}
+            raise HerderError(
+                f"Could not list the offsets of consumer group {group}: {exc}"
+            ) from exc
+        return {
+            TopicPartition(tp.topic, tp.partition): tp.offset
+            for tp in result.topic_partitions or []
+            if tp.offset >= 0 and tp.error is None
+        }
+
+    def active_members(self, group: str) -> int:
+        """How many members the group has now (0 when it is empty or does not exist)."""
+        future = self._admin.describe_consumer_groups([group], request_timeout=self._timeout_s)[
+            group
+        ]
+        try:
+            description = future.result(timeout=self._timeout_s)
+        except KafkaException as exc:
+            if _code(exc) in (KafkaError.GROUP_ID_NOT_FOUND, KafkaError._UNKNOWN_GROUP):
+                return 0
+            raise HerderError(f"Could not describe consumer group {group}: {exc}") from exc
+        return len(description.members or [])
+
+    def alter(self, connector: str, group: str, offsets: Mapping[TopicPartition, int]) -> None:
+        """Commit `offsets` for the group; refused (400) while the group has active members."""
+        self.require_inactive(connector, group, "altered")
+        request = [
+            ConsumerGroupTopicPartitions(
+                group,
+                [
+                    KafkaTopicPartition(tp.topic, tp.partition, offset)
+                    for tp, offset in offsets.items()
+                ],
+            )
+        ]
+        future = self._admin.alter_consumer_group_offsets(request, request_timeout=self._timeout_s)[
+            group
+        ]
+        try:
+            result = future.result(timeout=self._timeout_s)
+        except KafkaException as exc:
+            if _code(exc) in (KafkaError.UNKNOWN_MEMBER_ID, KafkaError.GROUP_SUBSCRIBED_TO_TOPIC):
+                raise self._busy(connector, group, "altered") from exc
+            raise HerderError(
+                f"Failed to alter consumer group offsets for connector {connector}: {exc}"
+            ) from exc
+        failed = [
+            f"{tp.topic}-{tp.partition}: {tp.error}"
+            for tp in result.topic_partitions or []
+            if tp.error
+        ]
+        if failed:
+            raise HerderError(
+                f"Failed to alter consumer group offsets for connector {connector}: "
+                + "; ".join(failed)
+            )
+
+    def delete(self, connector: str, group: str) -> None:
+        """Delete the group (idempotent); refused (400) while it has active members."""
+        self.require_inactive(connector, group, "reset")
+        future = self._admin.delete_consumer_groups([group], request_timeout=self._timeout_s)[group]
+        try:
+            future.result(timeout=self._timeout_s)
+        except KafkaException as exc:
+            code = _code(exc)
+            if code in (KafkaError.GROUP_ID_NOT_FOUND, KafkaError._UNKNOWN_GROUP):
+                return
+            if code == KafkaError.NON_EMPTY_GROUP:
+                raise self._busy(connector, group, "reset") from exc
+            raise HerderError(
+                f"Failed to reset consumer group offsets for sink connector {connector}: {exc}"
+            ) from exc
+
+    def require_inactive(self, connector: str, group: str, action: str) -> None:
+        """`BadRequestError` if the group has members (`action`: "altered" or "reset")."""
+        if self.active_members(group):
+            raise self._busy(connector, group, action)
+
+    @staticmethod
+    def _busy(connector: str, group: str, action: str) -> BadRequestError:
+        return BadRequestError(
+            f"The offsets of sink connector {connector} cannot be {action}: its consumer group "
+            f"{group} still has active members (its tasks have not stopped yet, or something "
+            "else uses the group). Stop every consumer of the group and try again."
+        )

@@ -1,0 +1,574 @@
+"""`Herder`: every cluster action of the REST API and the CLI, backed only by Kafka.
+
+State lives in the internal topics (config, status, offsets) and in sink connectors' consumer
+groups; nothing is kept in memory that Kafka does not hold. Writes to the config topic go through
+the config-topic leader (``connect-cluster-<group.id>``); each action reads the config topic to its
+end first and, if its leader turns out to be fenced by a newer one, reads again and re-decides.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from spark_eos_connect import __version__
+from spark_eos_connect.api.sink import SinkConnector, TopicPartition
+from spark_eos_connect.api.source import SourceConnector
+from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.herder import entities, plugins
+from spark_eos_connect.herder.consumer_groups import ConsumerGroups, sink_group_id
+from spark_eos_connect.herder.errors import (
+    BadRequestError,
+    ConflictError,
+    HerderError,
+    HerderTimeoutError,
+    NotFoundError,
+)
+from spark_eos_connect.herder.offsets_body import (
+    parse_sink_offsets,
+    parse_source_offsets,
+    sink_offsets_body,
+    source_offsets_body,
+)
+from spark_eos_connect.herder.secrets import masked
+from spark_eos_connect.herder.source_offsets import OffsetTopics, SourceOffsets
+from spark_eos_connect.kafka.clients import admin_client, kafka_client_config
+from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
+from spark_eos_connect.protocol.status_records import StatusState
+from spark_eos_connect.runtime.framework_config import WORKER_CONFIG
+from spark_eos_connect.storage.config_store import (
+    ConfigLeader,
+    ConfigReadTimeoutError,
+    KafkaConfigStore,
+    LeaderFencedError,
+)
+from spark_eos_connect.storage.status_store import KafkaStatusStore
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+INITIAL_STATES = {
+    "RUNNING": TargetState.STARTED,
+    "PAUSED": TargetState.PAUSED,
+    "STOPPED": TargetState.STOPPED,
+}
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """The worker-level options the herder needs (Connect's names, this project's defaults)."""
+
+    group_id: str = "eosconnect"
+    config_topic: str = "eosconnect-configs"
+    offsets_topic: str = "eosconnect-offsets"
+    status_topic: str = "eosconnect-status"
+    offsets_partitions: int = 25
+    exactly_once: bool = True
+    worker_id: str = field(default_factory=lambda: f"{socket.gethostname()}:eosconnect-herder")
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> WorkerSettings:
+        """Parse ``group.id``, ``config.storage.topic`` ... (others are ignored)."""
+        values = WORKER_CONFIG.parse({k: v for k, v in options.items() if k in WORKER_CONFIG})
+        return cls(
+            group_id=values["group.id"],
+            config_topic=values["config.storage.topic"],
+            offsets_topic=values["offset.storage.topic"],
+            status_topic=values["status.storage.topic"],
+            offsets_partitions=values["offset.storage.partitions"],
+            exactly_once=values["exactly.once.source.support"].lower() == "enabled",
+        )
+
+
+def _config_strings(config: object) -> dict[str, str | None]:
+    """A connector config as Connect stores it: string values (numbers, booleans converted)."""
+    if not isinstance(config, Mapping):
+        raise BadRequestError(f"A connector config must be a JSON object, got {config!r}")
+    result: dict[str, str | None] = {}
+    for key, value in config.items():
+        if not isinstance(key, str):
+            raise BadRequestError(f"Config names must be strings, got {key!r}")
+        if value is None or isinstance(value, str):
+            result[key] = value
+        elif isinstance(value, bool):
+            result[key] = "true" if value else "false"
+        elif isinstance(value, int | float):
+            result[key] = str(value)
+        else:
+            raise BadRequestError(f"Config {key!r} must be a string, got {type(value).__name__}")
+    return result
+
+
+def _check_name(name: object) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise BadRequestError("A connector name must be a non-empty string")
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in name):
+        raise BadRequestError(f"Connector name {name!r} must not contain control characters")
+    return name.strip()
+
+
+def _defined(config: Mapping[str, str | None]) -> dict[str, str]:
+    return {k: v for k, v in config.items() if v is not None}
+
+
+def _tasks_max(config: Mapping[str, str | None]) -> int:
+    try:
+        return max(1, int(config.get("tasks.max") or 1))
+    except ValueError:
+        return 1
+
+
+class Herder:
+    """Cluster actions over the Kafka cluster reached through `kafka` (librdkafka settings).
+
+    Thread-safe (actions are serialised). Errors: `NotFoundError` (404), `BadRequestError` (400),
+    `ConflictError` (409), `HerderTimeoutError`/`HerderError` (500).
+    """
+
+    def __init__(
+        self,
+        kafka: Mapping[str, Any],
+        settings: WorkerSettings | None = None,
+        timeout_s: float = 30.0,
+    ) -> None:
+        self.settings = settings or WorkerSettings()
+        self.kafka = {k: v for k, v in kafka.items() if k != "transactional.id"}
+        self.timeout_s = timeout_s
+        self.configs = KafkaConfigStore(kafka, self.settings.config_topic, self.settings.group_id)
+        self.statuses = KafkaStatusStore(self.kafka, self.settings.status_topic)
+        self.source_offsets = SourceOffsets(
+            self.kafka,
+            self.settings.group_id,
+            self.settings.offsets_partitions,
+            self.settings.exactly_once,
+            timeout_s,
+        )
+        self.groups = ConsumerGroups(self.kafka, timeout_s)
+        self._leader: ConfigLeader | None = None
+        self._lock = threading.RLock()
+        self._cluster_id: str | None = None
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any], timeout_s: float = 30.0) -> Herder:
+        """From worker options plus ``kafka.``-prefixed client settings."""
+        kafka = kafka_client_config({str(k): v for k, v in options.items()})
+        if "bootstrap.servers" not in kafka:
+            raise BadRequestError("Missing option kafka.bootstrap.servers: the Kafka cluster")
+        return cls(kafka, WorkerSettings.from_options(options), timeout_s)
+
+    def start(self) -> Herder:
+        """Create (or check) the config and status topics."""
+        self.configs.ensure_topic(self.timeout_s)
+        self.statuses.ensure_topic(timeout_s=self.timeout_s)
+        return self
+
+    def close(self) -> None:
+        """Release producers."""
+        with self._lock:
+            if self._leader is not None:
+                self._leader.close()
+                self._leader = None
+            self.statuses.close()
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def _snapshot(self) -> ClusterConfigSnapshot:
+        try:
+            return self.configs.read_to_end(self.timeout_s)
+        except ConfigReadTimeoutError as exc:
+            raise HerderTimeoutError(str(exc)) from exc
+
+    def _config(self, snapshot: ClusterConfigSnapshot, name: str) -> dict[str, str | None]:
+        config = snapshot.connector_config(name)
+        if config is None:
+            raise NotFoundError(f"Connector {name} not found")
+        return config
+
+    def server_info(self) -> dict[str, Any]:
+        """``GET /``: version, commit and the Kafka cluster id."""
+        if self._cluster_id is None:
+            metadata = admin_client(self.kafka).list_topics(timeout=self.timeout_s)
+            self._cluster_id = metadata.cluster_id
+        return {"version": __version__, "commit": "", "kafka_cluster_id": self._cluster_id}
+
+    def connectors(self) -> list[str]:
+        """Names of every connector with a config, sorted."""
+        with self._lock:
+            return self._snapshot().connectors()
+
+    def connectors_expanded(self, expand: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """``?expand=status|info``: per connector, the requested views (others ignored)."""
+        wanted = [e for e in dict.fromkeys(expand) if e in ("status", "info")]
+        with self._lock:
+            result: dict[str, dict[str, Any]] = {}
+            for name in self._snapshot().connectors():
+                views: dict[str, Any] = {}
+                for view in wanted:
+                    views[view] = self.status(name) if view == "status" else self.info(name)
+                result[name] = views
+            return result
+
+    def info(self, name: str) -> dict[str, Any]:
+        """``ConnectorInfo``: config, task ids, type."""
+        with self._lock:
+            snapshot = self._snapshot()
+            config = self._config(snapshot, name)
+            tasks = len(snapshot.task_configs(name))
+            return entities.connector_info(name, config, tasks, plugins.kind_of(config))
+
+    def config(self, name: str) -> dict[str, str | None]:
+        """The connector's config as stored."""
+        with self._lock:
+            return self._config(self._snapshot(), name)
+
+    def task_configs(self, name: str) -> list[dict[str, Any]]:
+        """``[TaskInfo]`` of the latest committed task configs (none for a stopped connector)."""
+        with self._lock:
+            snapshot = self._snapshot()
+            self._config(snapshot, name)
+            return entities.task_infos(name, snapshot.task_configs(name))
+
+    def status(self, name: str) -> dict[str, Any]:
+        """``ConnectorStateInfo`` from the status topic; a STOPPED connector lists no tasks."""
+        with self._lock:
+            snapshot = self._snapshot()
+            config = self._config(snapshot, name)
+            statuses = self.statuses.read_to_end(self.timeout_s)
+            stopped = snapshot.target_state(name) is TargetState.STOPPED
+            tasks = {} if stopped else statuses.task_statuses(name)
+            connector = statuses.connector_status(name)
+            return entities.connector_state(name, connector, tasks, plugins.kind_of(config))
+
+    def task_status(self, name: str, task: int) -> dict[str, Any]:
+        """One task's state; 404 for an unknown task or any task of a stopped connector."""
+        with self._lock:
+            snapshot = self._snapshot()
+            self._config(snapshot, name)
+            record = self.statuses.read_to_end(self.timeout_s).task_status(name, task)
+            if record is None or snapshot.target_state(name) is TargetState.STOPPED:
+                raise NotFoundError(f"No status found for task {name}-{task}")
+            return {"id": task, **entities.state_entry(record)}
+
+    # --- writing the config topic ----------------------------------------------------------
+
+    def _write(self, action: Callable[[ClusterConfigSnapshot, ConfigLeader], T]) -> T:
+        """Run `action` on a fresh snapshot with the leader; re-read and retry once if fenced."""
+        with self._lock:
+            for attempt in range(2):
+                snapshot = self._snapshot()
+                if self._leader is None or self._leader.fenced:
+                    self._leader = self._claim_leader()
+                try:
+                    return action(snapshot, self._leader)
+                except LeaderFencedError as exc:
+                    log.info("Config-topic leader fenced (attempt %d): %s", attempt + 1, exc)
+                    self._leader = None
+            raise ConflictError(
+                "Another leader keeps claiming the config topic; the request was not applied. "
+                "Try again."
+            )
+
+    def _claim_leader(self) -> ConfigLeader:
+        try:
+            return self.configs.leader(self.timeout_s)
+        except EosConnectError:
+            raise
+        except Exception as exc:  # librdkafka: init_transactions timed out or was refused
+            raise HerderTimeoutError(
+                f"Could not claim the config-topic leader's transactional id: {exc}"
+            ) from exc
+
+    def create(self, name: str, config: object, initial_state: str | None = None) -> dict[str, Any]:
+        """``POST /connectors``: a new connector (409 if it exists); returns its info."""
+        name = _check_name(name)
+        props = self._checked_config(name, config)
+        target = None
+        if initial_state is not None:
+            target = INITIAL_STATES.get(str(initial_state).upper())
+            if target is None:
+                raise BadRequestError(
+                    f"initial_state must be one of {', '.join(INITIAL_STATES)}, "
+                    f"got {initial_state!r}"
+                )
+
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> None:
+            if snapshot.contains(name):
+                raise ConflictError(f"Connector {name} already exists")
+            if target is not None:
+                leader.put_target_state(name, target)
+            leader.put_connector_config(name, props)
+
+        self._write(action)
+        self._log_config(name, props)
+        if target is TargetState.STOPPED:  # no query runs for it: the herder reports the state
+            self.statuses.put_connector_status(
+                name, StatusState.STOPPED, self.settings.worker_id, 0
+            )
+        return self.info(name)
+
+    def put_config(self, name: str, config: object) -> tuple[bool, dict[str, Any]]:
+        """``PUT /connectors/{name}/config``: create or replace; returns (created, info)."""
+        name = _check_name(name)
+        props = self._checked_config(name, config)
+
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> bool:
+            created = not snapshot.contains(name)
+            leader.put_connector_config(name, props)
+            return created
+
+        created = self._write(action)
+        self._log_config(name, props)
+        return created, self.info(name)
+
+    def _checked_config(self, name: str, config: object) -> dict[str, str | None]:
+        props = _config_strings(config)
+        given = props.get("name")
+        if given is not None and given != name:
+            raise BadRequestError(
+                f"Connector name configuration ({given}) doesn't match connector name in the "
+                f"URL ({name})"
+            )
+        props["name"] = name
+        plugins.check_config(props)
+        return props
+
+    def _log_config(self, name: str, props: Mapping[str, str | None]) -> None:
+        log.info("Connector %s configured: %s", name, masked(props, plugins.definitions(props)))
+
+    def delete(self, name: str) -> None:
+        """``DELETE /connectors/{name}``: tombstones for its config, target state and statuses."""
+
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> None:
+            self._config(snapshot, name)
+            leader.delete_connector(name)
+
+        self._write(action)
+        self._clear_statuses(name, delete_connector=True)
+
+    def _clear_statuses(self, name: str, delete_connector: bool) -> None:
+        statuses = self.statuses.read_to_end(self.timeout_s)
+        for task in statuses.task_statuses(name):
+            self.statuses.delete_task_status(name, task)
+        if delete_connector:
+            self.statuses.delete_connector_status(name)
+
+    def pause(self, name: str) -> None:
+        """``PUT .../pause``: target state PAUSED (also for a stopped connector)."""
+        self._set_target(name, TargetState.PAUSED)
+
+    def resume(self, name: str) -> None:
+        """``PUT .../resume``: target state STARTED; the running query brings tasks back."""
+        self._set_target(name, TargetState.STARTED)
+
+    def _set_target(self, name: str, state: TargetState) -> None:
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> None:
+            self._config(snapshot, name)
+            leader.put_target_state(name, state)
+
+        self._write(action)
+
+    def stop(self, name: str) -> None:
+        """``PUT .../stop``: empty task set, target STOPPED, status STOPPED (idempotent)."""
+
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> int:
+            self._config(snapshot, name)
+            leader.stop_connector(name)
+            return snapshot.generation(name)
+
+        generation = self._write(action)
+        self._clear_statuses(name, delete_connector=False)
+        self.statuses.put_connector_status(
+            name, StatusState.STOPPED, self.settings.worker_id, generation
+        )
+
+    # --- restarts (KIP-745, with KIP-618's checks) ----------------------------------------
+
+    def _check_restartable(
+        self, snapshot: ClusterConfigSnapshot, name: str, task: int | None
+    ) -> dict[str, str | None]:
+        config = self._config(snapshot, name)
+        if snapshot.is_inconsistent(name):
+            raise ConflictError(
+                f"Cannot restart connector {name} now: its latest task configurations are "
+                "incomplete (a commit record names tasks that were never written); a new set "
+                "must be written first"
+            )
+        if task is not None and not 0 <= task < len(snapshot.task_configs(name)):
+            raise NotFoundError(f"Task {name}-{task} not found")
+        if (
+            self.settings.exactly_once
+            and (snapshot.committed_task_count(name) or 0) > 0
+            and snapshot.pending_fencing(name)
+            and plugins.kind_of(config) == "source"
+        ):
+            raise ConflictError(
+                f"Cannot restart connector {name} now: its newest task configurations are not "
+                "yet followed by a task-count record (earlier task producers may still be "
+                "unfenced); try again once the new generation has started"
+            )
+        return config
+
+    def restart(
+        self, name: str, include_tasks: bool = False, only_failed: bool = False
+    ) -> dict[str, Any] | None:
+        """``POST .../restart``: None (204) for the connector alone, else the plan (202)."""
+
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> dict[str, Any]:
+            config = self._check_restartable(snapshot, name, None)
+            leader.put_restart_request(name, include_tasks, only_failed)
+            statuses = self.statuses.read_to_end(self.timeout_s)
+            stopped = snapshot.target_state(name) is TargetState.STOPPED
+            tasks = {} if stopped else statuses.task_statuses(name)
+            return entities.restart_plan(
+                name,
+                statuses.connector_status(name),
+                tasks,
+                plugins.kind_of(config),
+                include_tasks,
+                only_failed,
+            )
+
+        plan = self._write(action)
+        return plan if include_tasks or only_failed else None
+
+    def restart_task(self, name: str, task: int) -> None:
+        """``POST .../tasks/{task}/restart``: a connector restart request including its tasks.
+
+        A connector's tasks run in one Spark query, so one task restarts with the others.
+        """
+
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> None:
+            self._check_restartable(snapshot, name, task)
+            leader.put_restart_request(name, True, False)
+
+        self._write(action)
+
+    # --- offsets (KIP-875) -----------------------------------------------------------------
+
+    def _offset_topics(self, config: Mapping[str, str | None]) -> OffsetTopics:
+        return OffsetTopics(self.settings.offsets_topic, config.get("offsets.storage.topic"))
+
+    def offsets(self, name: str) -> dict[str, Any]:
+        """``GET .../offsets``: source offsets from the offsets topics, or the sink's group's."""
+        with self._lock:
+            config = self._config(self._snapshot(), name)
+            if plugins.kind_of(config) == "sink":
+                return sink_offsets_body(self.groups.committed(sink_group_id(name)))
+            return source_offsets_body(self.source_offsets.read(name, self._offset_topics(config)))
+
+    def _modifiable(self, name: str) -> tuple[ClusterConfigSnapshot, dict[str, str | None]]:
+        snapshot = self._snapshot()
+        config = self._config(snapshot, name)
+        stopped = snapshot.target_state(name) is TargetState.STOPPED
+        if not stopped or (snapshot.committed_task_count(name) or 0) != 0:
+            raise BadRequestError(
+                "Connectors must be in the STOPPED state before their offsets can be modified. "
+                "This can be done for the specified connector by issuing a 'PUT' request to the "
+                f"'/connectors/{name}/stop' endpoint"
+            )
+        return snapshot, config
+
+    def alter_offsets(self, name: str, body: object) -> dict[str, str]:
+        """``PATCH .../offsets``: only the partitions named change; the connector's hook first."""
+        with self._lock:
+            snapshot, config = self._modifiable(name)
+            connector = plugins.load_connector(config)
+            if isinstance(connector, SinkConnector):
+                sink = parse_sink_offsets(body)
+                resets = sorted(f"{tp.topic}-{tp.partition}" for tp, o in sink.items() if o is None)
+                if resets:
+                    raise BadRequestError(
+                        "Resetting single partitions of a sink connector (a null offset) is not "
+                        f"supported here ({', '.join(resets)}); use DELETE "
+                        f"/connectors/{name}/offsets to reset them all"
+                    )
+                self.groups.require_inactive(name, sink_group_id(name), "altered")
+                handled = self._hook(name, lambda: connector.alter_offsets(_defined(config), sink))
+                self.groups.alter(name, sink_group_id(name), _complete(sink))
+                count = len(sink)
+            else:
+                pairs = parse_source_offsets(body)
+                source = self._source(name, connector)
+                self.source_offsets.fence_tasks(name, self._fence_count(snapshot, name, config))
+                handled = self._hook(name, lambda: source.alter_offsets(_defined(config), pairs))
+                self.source_offsets.write(name, self._offset_topics(config), pairs)
+                count = len(pairs)
+            log.info("Offsets of connector %s altered (%d partitions)", name, count)
+            return {"message": entities.modified_message(handled, reset=False)}
+
+    def reset_offsets(self, name: str) -> dict[str, str]:
+        """``DELETE .../offsets``: tombstone every known partition (verified), or drop the group."""
+        with self._lock:
+            snapshot, config = self._modifiable(name)
+            connector = plugins.load_connector(config)
+            if isinstance(connector, SinkConnector):
+                group = sink_group_id(name)
+                self.groups.require_inactive(name, group, "reset")
+                sink: dict[TopicPartition, int | None] = dict.fromkeys(self.groups.committed(group))
+                handled = self._hook(name, lambda: connector.alter_offsets(_defined(config), sink))
+                self.groups.delete(name, group)
+            else:
+                source = self._source(name, connector)
+                topics = self._offset_topics(config)
+                self.source_offsets.fence_tasks(name, self._fence_count(snapshot, name, config))
+                partitions = self.source_offsets.partitions(name, topics)
+                pairs: list[tuple[dict[str, Any], dict[str, Any] | None]] = [
+                    (p, None) for p in partitions
+                ]
+                handled = self._hook(name, lambda: source.alter_offsets(_defined(config), pairs))
+                if pairs:
+                    self.source_offsets.write(name, topics, pairs)
+                    left = self.source_offsets.remaining(name, topics, partitions)
+                    if left:
+                        raise HerderError(
+                            f"Offsets of connector {name} are still present after the reset for "
+                            f"{len(left)} partitions; try again"
+                        )
+            log.info("Offsets of connector %s reset", name)
+            return {"message": entities.modified_message(handled, reset=True)}
+
+    @staticmethod
+    def _source(name: str, connector: object) -> SourceConnector:
+        if not isinstance(connector, SourceConnector):
+            raise BadRequestError(
+                f"Connector {name}'s class {type(connector).__name__} is neither a source nor a "
+                "sink connector; its offsets cannot be modified"
+            )
+        return connector
+
+    def _fence_count(
+        self, snapshot: ClusterConfigSnapshot, name: str, config: Mapping[str, str | None]
+    ) -> int:
+        return max(snapshot.task_count(name) or 0, _tasks_max(config))
+
+    @staticmethod
+    def _hook(name: str, call: Callable[[], bool]) -> bool:
+        """Run the connector's alter_offsets hook; a rejection is a 400 with its message."""
+        try:
+            return bool(call())
+        except NotImplementedError as exc:
+            raise BadRequestError(
+                f"Connector {name} does not support modifying its offsets: {exc}"
+            ) from exc
+        except (EosConnectError, ValueError) as exc:
+            if isinstance(exc, HerderError):
+                raise
+            raise BadRequestError(f"Connector {name} rejected the offsets: {exc}") from exc
+
+    # --- plugins ---------------------------------------------------------------------------
+
+    def connector_plugins(self) -> list[dict[str, str]]:
+        """``GET /connector-plugins``."""
+        return plugins.connector_plugins()
+
+    def validate(self, plugin: str, config: object) -> dict[str, Any]:
+        """``PUT /connector-plugins/{plugin}/config/validate``: Connect's ConfigInfos."""
+        return plugins.validate_config(plugin, _config_strings(config))
+
+
+def _complete(offsets: Mapping[TopicPartition, int | None]) -> dict[TopicPartition, int]:
+    return {tp: offset for tp, offset in offsets.items() if offset is not None}

@@ -1,0 +1,109 @@
+"""`eosconnect connectors|status|stop|pause|resume|offsets ...` from a shell (real broker)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+
+import pytest
+
+from spark_eos_connect.herder import Herder, WorkerSettings
+from spark_eos_connect.protocol.config_records import TargetState
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def eosconnect(
+    bootstrap_servers: str, settings: WorkerSettings
+) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Runs `eosconnect ARGS` against the `settings` fixture's cluster topics."""
+
+    def run(*args: str, cluster: bool = True) -> subprocess.CompletedProcess[str]:
+        options = [
+            "--bootstrap-servers",
+            bootstrap_servers,
+            "--group-id",
+            settings.group_id,
+            "--config-topic",
+            settings.config_topic,
+            "--offsets-topic",
+            settings.offsets_topic,
+            "--status-topic",
+            settings.status_topic,
+        ]
+        command = [sys.executable, "-m", "spark_eos_connect.cli", *args]
+        command += options if cluster else []
+        env = {k: v for k, v in os.environ.items() if k != "EOSCONNECT_BOOTSTRAP_SERVERS"}
+        return subprocess.run(
+            command, capture_output=True, text=True, timeout=120, check=False, env=env
+        )
+
+    return run
+
+
+def test_admin_commands_drive_a_connector(
+    eosconnect: Callable[..., subprocess.CompletedProcess[str]],
+    herder: Herder,
+    file_source: Callable[..., str],
+) -> None:
+    name = file_source()
+    listed = eosconnect("connectors")
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == [name]
+    expanded = json.loads(eosconnect("connectors", "--expand", "info").stdout)
+    assert expanded[name]["info"]["config"]["connector.class"] == "FileStreamSource"
+
+    assert eosconnect("pause", name).returncode == 0
+    assert herder.configs.read_to_end().target_state(name) is TargetState.PAUSED
+    stopped = eosconnect("stop", name)
+    assert stopped.returncode == 0
+    assert json.loads(stopped.stdout) == {"name": name, "target_state": "STOPPED"}
+    status = json.loads(eosconnect("status", name).stdout)
+    assert status["connector"]["state"] == "STOPPED"
+    assert status["tasks"] == []
+
+    body = {"offsets": [{"partition": {"filename": "/tmp/in.txt"}, "offset": {"position": 3}}]}
+    altered = eosconnect("offsets", "alter", name, "--offsets", json.dumps(body))
+    assert altered.returncode == 0, altered.stderr
+    assert "altered successfully" in json.loads(altered.stdout)["message"]
+    assert json.loads(eosconnect("offsets", "get", name).stdout) == body
+    reset = eosconnect("offsets", "reset", name)
+    assert reset.returncode == 0
+    assert json.loads(eosconnect("offsets", "get", name).stdout) == {"offsets": []}
+
+    assert eosconnect("resume", name).returncode == 0
+    assert herder.configs.read_to_end().target_state(name) is TargetState.STARTED
+
+
+def test_refusals_exit_1_with_the_message_on_stderr(
+    eosconnect: Callable[..., subprocess.CompletedProcess[str]],
+    file_source: Callable[..., str],
+) -> None:
+    missing = eosconnect("status", "ghost")
+    assert missing.returncode == 1
+    assert "Connector ghost not found" in missing.stderr
+    assert missing.stdout == ""
+
+    name = file_source()
+    body = json.dumps({"offsets": [{"partition": {"filename": "f"}, "offset": {"position": 1}}]})
+    running = eosconnect("offsets", "alter", name, "--offsets", body)
+    assert running.returncode == 1
+    assert "STOPPED" in running.stderr
+    malformed = eosconnect("offsets", "alter", name, "--offsets", "{not json")
+    assert malformed.returncode == 1
+    assert "not valid JSON" in malformed.stderr
+
+
+def test_usage_errors_exit_2(eosconnect: Callable[..., subprocess.CompletedProcess[str]]) -> None:
+    assert eosconnect("status").returncode == 2  # no connector name
+    assert eosconnect("offsets", "alter", "x").returncode == 2  # neither --offsets nor --file
+    no_cluster = eosconnect("connectors", cluster=False)
+    assert no_cluster.returncode == 2
+    assert "--bootstrap-servers" in no_cluster.stderr
+    helped = eosconnect("offsets", "--help", cluster=False)
+    assert helped.returncode == 0
+    assert "STOPPED" in helped.stdout or "stopped" in helped.stdout
