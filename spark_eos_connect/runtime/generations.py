@@ -51,6 +51,13 @@ def start_generation(
     )
 
 
+def connector_running(snapshot: ClusterConfigSnapshot, name: str) -> bool:
+    """Whether the connector is meant to run now: target state STARTED and tasks assigned
+    (a stop writes an empty task set before the STOPPED target state)."""
+    state = snapshot.target_state(name)
+    return (state is None or state == "STARTED") and snapshot.committed_task_count(name) != 0
+
+
 def task_startup_problem(
     snapshot: ClusterConfigSnapshot, name: str, planned_commit_offset: int | None
 ) -> str | None:

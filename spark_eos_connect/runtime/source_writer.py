@@ -36,7 +36,11 @@ from spark_eos_connect.protocol.offsets_format import (
     partition_key,
 )
 from spark_eos_connect.runtime.faults import maybe_crash
-from spark_eos_connect.runtime.generations import TaskStartupError, task_startup_problem
+from spark_eos_connect.runtime.generations import (
+    TaskStartupError,
+    connector_running,
+    task_startup_problem,
+)
 from spark_eos_connect.runtime.source_plan import SourceTaskPlan
 from spark_eos_connect.storage.config_store import KafkaConfigStore
 from spark_eos_connect.storage.offsets import OffsetsTopicView, offset_messages
@@ -125,7 +129,10 @@ class SourceTaskWriter:
                     if self._stale:
                         self.result.stale_rows_skipped += piece.num_rows
                         continue
-                    self._open()
+                    if not self._open():
+                        self._stale = True
+                        self.result.stale_rows_skipped += piece.num_rows
+                        continue
                     self._produce_batch(piece)
                     assert self.plan is not None
                     if not self.plan.exactly_once:
@@ -143,7 +150,10 @@ class SourceTaskWriter:
             self._finish_mirrors()
         return self.result
 
-    def _open(self) -> None:
+    def _open(self) -> bool:
+        """Load the plan and start the producer on first use, and begin a transaction if none
+        is open. False when the connector was stopped or paused since the batch was planned:
+        the rows are then not written (their offsets do not move, so they are read again)."""
         if self.plan is None:
             self.plan = self._load_plan()
             self.result.connector = self.plan.connector
@@ -151,6 +161,8 @@ class SourceTaskWriter:
             self.result.exactly_once = self.plan.exactly_once
             if self.plan.exactly_once:
                 self.producer = self._start_task_producer(self.plan)
+                if self.producer is None:
+                    return False
             else:
                 self.producer = idempotent_producer(self.kafka)
         if self.plan.exactly_once and not self._in_transaction:
@@ -158,6 +170,7 @@ class SourceTaskWriter:
             self.producer.begin_transaction()
             self._in_transaction = True
             self._transaction_started = time.monotonic()
+        return self.producer is not None
 
     def _split_at_boundaries(
         self, batch: pa.RecordBatch
@@ -187,26 +200,37 @@ class SourceTaskWriter:
         self._pending.clear()
         self.result.aborted_transactions += 1
 
-    def _start_task_producer(self, plan: SourceTaskPlan) -> Producer:
-        """KIP-618 task start-up: check the generation, create the producer, check again."""
+    def _start_task_producer(self, plan: SourceTaskPlan) -> Producer | None:
+        """KIP-618 task start-up: check the generation, create the producer, check again.
+
+        None when the connector is no longer running (stopped or paused since planning)."""
         store = None
         if plan.config_topic:
             store = executor_config_store(self.kafka, plan.config_topic, plan.group_id)
-            self._check_generation(store, plan)
+            if not self._may_start(store, plan):
+                return None
         if self._before_producer is not None:
             self._before_producer()
         producer = transactional_producer(self.kafka, plan.transactional_id)
-        if store is not None:
-            self._check_generation(store, plan)
+        if store is not None and not self._may_start(store, plan):
+            return None
         return producer
 
     @staticmethod
-    def _check_generation(store: KafkaConfigStore, plan: SourceTaskPlan) -> None:
-        problem = task_startup_problem(
-            store.read_to_end(), plan.connector, plan.generation_commit_offset
-        )
+    def _may_start(store: KafkaConfigStore, plan: SourceTaskPlan) -> bool:
+        """False if the connector stopped or paused; raises if this task must not run."""
+        snapshot = store.read_to_end()
+        if not connector_running(snapshot, plan.connector):
+            log.info(
+                "connector %s is no longer running; task %d writes nothing",
+                plan.connector,
+                plan.task,
+            )
+            return False
+        problem = task_startup_problem(snapshot, plan.connector, plan.generation_commit_offset)
         if problem is not None:
             raise TaskStartupError(f"task {plan.task} of connector {plan.connector}: {problem}")
+        return True
 
     def _boundary_due(self) -> bool:
         assert self.plan is not None

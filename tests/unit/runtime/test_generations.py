@@ -75,3 +75,18 @@ def test_task_of_an_older_generation_aborts() -> None:
     problem = task_startup_problem(snapshot, NAME, old_commit)
 
     assert problem is not None and "newer generation" in problem
+
+
+def test_a_stopped_connector_is_not_running_and_a_started_one_is() -> None:
+    from spark_eos_connect.protocol.config_records import encode_target_state, target_state_key
+    from spark_eos_connect.runtime.generations import connector_running
+
+    running = replay(CONFIG, *generation(1), (task_count_key(NAME), encode_task_count(1)))
+    assert connector_running(running, NAME)
+    stopped = replay(
+        CONFIG,
+        *generation(1),
+        (commit_key(NAME), encode_commit(0)),
+        (target_state_key(NAME), encode_target_state("STOPPED")),
+    )
+    assert not connector_running(stopped, NAME)

@@ -1,0 +1,103 @@
+"""KIP-875 end to end: a running source query is stopped through the REST API, its offsets are
+altered (then reset) through the REST API, and on resume the query continues exactly from them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from spark_eos_connect.connectors.generator import parse_generated_value
+from spark_eos_connect.herder import Herder
+from spark_eos_connect.rest.app import create_app
+
+pytestmark = pytest.mark.integration
+
+
+def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
+        time.sleep(0.5)
+
+
+@pytest.fixture
+def rest(bootstrap_servers: str) -> Iterator[TestClient]:
+    herder = Herder({"bootstrap.servers": bootstrap_servers}).start()
+    try:
+        yield TestClient(create_app(herder))
+    finally:
+        herder.close()
+
+
+def positions(read_committed: Callable[..., list[Any]], topic: str) -> list[int]:
+    return [parse_generated_value(r.value)[1] for r in read_committed(topic)]
+
+
+def test_alter_then_reset_offsets_of_a_stopped_running_query(
+    spark: Any,
+    rest: TestClient,
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    read_committed: Callable[..., list[Any]],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    topic = topic_factory("altered")
+    name = unique_name("altered")
+    kafka = {"kafka.bootstrap.servers": bootstrap_servers}
+    stream = (
+        spark.readStream.format("eosconnect")
+        .options(name=name, topic=topic, rate="200", **kafka)
+        .option("connector.class", "Generator")
+        .option("records.per.poll", "50")
+        .option("maxPollDurationMs", "500")
+        .load()
+    )
+    query = (
+        stream.writeStream.format("eosconnect")
+        .options(name=name, **kafka)
+        .option("checkpointLocation", str(tmp_path / "ck"))
+        .trigger(processingTime="200 milliseconds")
+        .start()
+    )
+    try:
+        wait_for(lambda: len(read_committed(topic)) > 0, 120, "records before the stop")
+        assert rest.patch(f"/connectors/{name}/offsets", json={"offsets": []}).status_code == 400
+
+        assert rest.put(f"/connectors/{name}/stop").status_code == 204
+        wait_for(lambda: not query.status["isTriggerActive"], 60, "the query to go idle")
+        before = positions(read_committed, topic)
+        [entry] = rest.get(f"/connectors/{name}/offsets").json()["offsets"]
+        assert entry["offset"] == {"position": len(before)}
+
+        altered = {"offsets": [{"partition": entry["partition"], "offset": {"position": 5000}}]}
+        response = rest.patch(f"/connectors/{name}/offsets", json=altered)
+        assert response.status_code == 200, response.text
+        assert "message" in response.json()
+        assert rest.put(f"/connectors/{name}/resume").status_code == 202
+        wait_for(lambda: len(read_committed(topic)) > len(before) + 50, 120, "records after resume")
+
+        assert rest.put(f"/connectors/{name}/stop").status_code == 204
+        wait_for(lambda: not query.status["isTriggerActive"], 60, "the query to go idle")
+        after_alter = positions(read_committed, topic)
+        assert rest.delete(f"/connectors/{name}/offsets").status_code == 200
+        assert rest.get(f"/connectors/{name}/offsets").json() == {"offsets": []}
+        assert rest.put(f"/connectors/{name}/resume").status_code == 202
+        wait_for(
+            lambda: len(read_committed(topic)) > len(after_alter) + 50, 120, "records after reset"
+        )
+    finally:
+        query.stop()
+
+    written = positions(read_committed, topic)
+    resumed = written[len(before) : len(after_alter)]
+    restarted = written[len(after_alter) :]
+    assert before == list(range(len(before)))
+    assert resumed == list(range(5000, 5000 + len(resumed)))  # exactly from the altered offset
+    assert restarted[: len(restarted)] == list(range(len(restarted)))  # from scratch after reset
