@@ -41,7 +41,7 @@ lint: setup ## ruff and mypy
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-bench: setup ## throughput benchmark (placeholder until the pipeline exists)
+bench: setup ## records/s: raw transactional producer vs the pipeline (exactly-once, at-least-once)
 	$(PY) jobs/bench.py
 
 docs: setup ## regenerate the README's options reference from the config definitions

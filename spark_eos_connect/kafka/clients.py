@@ -183,7 +183,7 @@ def _consume_until(
                 f"reading to the end timed out after {timeout_s:.0f}s; still behind on "
                 f"{sorted(pending)}"
             )
-        for message in consumer.consume(num_messages=10000, timeout=0.2):
+        for message in consumer.consume(num_messages=10000, timeout=0.02):
             if message.error() is not None:
                 raise EosConnectError(f"consume failed: {message.error()}")
             records.append(_detach(message))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,44 +44,64 @@ def to_bytes(data: Any) -> bytes | None:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def map_json(data: dict[str, Any] | None) -> str | None:
     """Compact JSON of a source partition or offset (None stays None)."""
-    if data is None:
-        return None
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return None if data is None else _COMPACT.encode(data)
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_.\-]+")
+_plain_keys: dict[str, bool] = {}
+
+
+def offset_json(offset: dict[str, Any]) -> str:
+    """`map_json` for one offset, with a fast path for the usual shape: plain keys, int values."""
+    parts = []
+    for key, value in offset.items():
+        plain = _plain_keys.get(key)
+        if plain is None:
+            plain = _plain_keys[key] = bool(_PLAIN_KEY.fullmatch(key))
+        if not plain or value.__class__ is not int:
+            return _COMPACT.encode(offset)
+        parts.append(f'"{key}":{value}')
+    return "{" + ",".join(parts) + "}"
+
+
+def _kafka_bytes(items: list[Any]) -> list[bytes | None]:
+    return [v if v is None or v.__class__ is bytes else to_bytes(v) for v in items]
+
+
+def _partition_json(records: Sequence[SourceRecord]) -> list[str | None]:
+    """Source partitions as JSON, encoding each distinct dict object once (tasks reuse them)."""
+    encoded: dict[int, str | None] = {}
+    result = []
+    for record in records:
+        partition = record.source_partition
+        key = id(partition)
+        if key not in encoded:
+            encoded[key] = map_json(partition)
+        result.append(encoded[key])
+    return result
 
 
 def records_to_arrow(records: Sequence[SourceRecord]) -> pa.RecordBatch:
-    """One Arrow batch of source rows."""
-    topics, partitions, keys, values, headers = [], [], [], [], []
-    timestamps, source_partitions, source_offsets = [], [], []
-    last_partition: dict[str, Any] | None = None
-    last_partition_json: str | None = None
-    for record in records:
-        topics.append(record.topic)
-        partitions.append(record.partition)
-        keys.append(to_bytes(record.key))
-        values.append(to_bytes(record.value))
-        headers.append(
-            [{"key": name, "value": to_bytes(value)} for name, value in record.headers]
-            if record.headers
-            else None
-        )
-        timestamps.append(None if record.timestamp is None else record.timestamp * 1000)
-        if record.source_partition is not last_partition:
-            last_partition = record.source_partition
-            last_partition_json = map_json(last_partition)
-        source_partitions.append(last_partition_json)
-        source_offsets.append(map_json(record.source_offset))
+    """One Arrow batch of source rows (column by column: this is the reader's hot loop)."""
     columns = [
-        topics,
-        partitions,
-        keys,
-        values,
-        headers,
-        timestamps,
-        source_partitions,
-        source_offsets,
+        [r.topic for r in records],
+        [r.partition for r in records],
+        _kafka_bytes([r.key for r in records]),
+        _kafka_bytes([r.value for r in records]),
+        [
+            [{"key": name, "value": to_bytes(value)} for name, value in r.headers]
+            if r.headers
+            else None
+            for r in records
+        ],
+        [None if r.timestamp is None else r.timestamp * 1000 for r in records],
+        _partition_json(records),
+        [None if r.source_offset is None else offset_json(r.source_offset) for r in records],
     ]
     arrays = [
         pa.array(column, type=field.type)

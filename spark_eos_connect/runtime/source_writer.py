@@ -60,6 +60,7 @@ def executor_config_store(kafka: Mapping[str, Any], topic: str, group_id: str) -
 
 
 COMMIT_TIMEOUT_S = 120.0
+OPTIONAL_COLUMNS = ("partition", "headers", "timestamp")
 MIRROR_WAIT_S = 30.0
 
 
@@ -244,17 +245,40 @@ class SourceTaskWriter:
     def _produce_batch(self, batch: pa.RecordBatch) -> None:
         producer = self.producer
         assert producer is not None
-        columns = {name: batch.column(name).to_pylist() for name in batch.schema.names}
-        topics = columns["topic"]
-        keys = columns["key"]
-        values = columns["value"]
-        partitions = columns["partition"]
-        headers = columns["headers"]
-        timestamps = columns["timestamp"]
-        pending = self._pending
-        for i, (source_partition, source_offset) in enumerate(
-            zip(columns["source_partition"], columns["source_offset"], strict=True)
-        ):
+        topics = batch.column("topic").to_pylist()
+        keys = batch.column("key").to_pylist()
+        values = batch.column("value").to_pylist()
+        produce_one = producer.produce
+        if all(batch.column(name).null_count == batch.num_rows for name in OPTIONAL_COLUMNS):
+            for topic, value, key in zip(topics, values, keys, strict=True):
+                try:
+                    produce_one(topic, value, key)
+                except BufferError:
+                    produce(producer, topic, value, key)
+        else:
+            self._produce_with_extras(batch, topics, keys, values)
+        # The last offset of each source partition wins: dict.update keeps the latest value.
+        self._pending.update(
+            (partition, offset)
+            for partition, offset in zip(
+                batch.column("source_partition").to_pylist(),
+                batch.column("source_offset").to_pylist(),
+                strict=True,
+            )
+            if partition is not None
+        )
+        producer.poll(0)
+        self.result.records += batch.num_rows
+
+    def _produce_with_extras(
+        self, batch: pa.RecordBatch, topics: list[Any], keys: list[Any], values: list[Any]
+    ) -> None:
+        producer = self.producer
+        assert producer is not None
+        partitions = batch.column("partition").to_pylist()
+        headers = batch.column("headers").to_pylist()
+        timestamps = batch.column("timestamp").to_pylist()
+        for i, topic in enumerate(topics):
             extra: dict[str, Any] = {}
             if partitions[i] is not None:
                 extra["partition"] = partitions[i]
@@ -262,14 +286,7 @@ class SourceTaskWriter:
                 extra["headers"] = [(h["key"], h["value"]) for h in headers[i]]
             if timestamps[i] is not None:
                 extra["timestamp"] = int(timestamps[i].timestamp() * 1000)
-            try:
-                producer.produce(topics[i], values[i], keys[i], **extra)
-            except BufferError:
-                produce(producer, topics[i], values[i], keys[i], **extra)
-            if source_partition is not None:
-                pending[source_partition] = source_offset
-        producer.poll(0)
-        self.result.records += batch.num_rows
+            produce(producer, topic, values[i], keys[i], **extra)
 
     # -- commits -----------------------------------------------------------------------------
 

@@ -38,7 +38,8 @@ class SourceTaskCommitMessage(WriterCommitMessage):
 
 def summarize(batch_id: int, results: list[TaskWriteResult]) -> str:
     """The one-line summary printed for each micro-batch."""
-    mode = "exactly-once" if all(r.exactly_once for r in results) else "at-least-once"
+    started = [r for r in results if r.task >= 0]  # tasks that had rows, hence a plan
+    mode = "exactly-once" if all(r.exactly_once for r in started) else "at-least-once"
     return (
         f"batch {batch_id}: {sum(r.records for r in results)} records, "
         f"{sum(r.transactions for r in results)} transactions, "

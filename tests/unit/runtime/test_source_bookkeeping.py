@@ -128,3 +128,22 @@ def test_boundary_markers_index_rows_across_the_whole_batch() -> None:
         (14, "commit"),
     ]
     assert boundary_markers(records, context, first_row=15) == []
+
+
+@pytest.mark.parametrize(
+    "offset",
+    [
+        {"position": 12},
+        {"a": 1, "b.c": -2},
+        {"position": True},
+        {"x y": 1},
+        {"p": 1.5},
+        {"p": 's"q'},
+        {"é": 3},
+        {"n": None},
+    ],
+)
+def test_offset_json_fast_path_equals_compact_json(offset: dict[str, object]) -> None:
+    from spark_eos_connect.runtime.records import offset_json
+
+    assert offset_json(offset) == json.dumps(offset, separators=(",", ":"), ensure_ascii=False)
