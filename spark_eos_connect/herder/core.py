@@ -218,19 +218,23 @@ class Herder:
             snapshot = self._snapshot()
             config = self._config(snapshot, name)
             tasks = len(snapshot.task_configs(name))
-            return entities.connector_info(name, config, tasks, plugins.kind_of(config))
+            shown = masked(config, plugins.definitions(config))
+            return entities.connector_info(name, shown, tasks, plugins.kind_of(config))
 
     def config(self, name: str) -> dict[str, str | None]:
-        """The connector's config as stored."""
+        """The connector's config as stored, secrets shown as `[hidden]` (DESIGN §7)."""
         with self._lock:
-            return self._config(self._snapshot(), name)
+            config = self._config(self._snapshot(), name)
+            return masked(config, plugins.definitions(config))
 
     def task_configs(self, name: str) -> list[dict[str, Any]]:
         """``[TaskInfo]`` of the latest committed task configs (none for a stopped connector)."""
         with self._lock:
             snapshot = self._snapshot()
-            self._config(snapshot, name)
-            return entities.task_infos(name, snapshot.task_configs(name))
+            config = self._config(snapshot, name)
+            definitions = plugins.definitions(config)
+            shown = [masked(task, definitions) for task in snapshot.task_configs(name)]
+            return entities.task_infos(name, shown)
 
     def status(self, name: str) -> dict[str, Any]:
         """``ConnectorStateInfo`` from the status topic; a STOPPED connector lists no tasks."""

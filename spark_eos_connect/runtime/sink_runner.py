@@ -407,8 +407,22 @@ class _SinkTaskRun:
         self.assigned |= new
         self.context.update_assignment(SinkTopicPartition(*tp) for tp in self.assigned)
         self.task.open([SinkTopicPartition(*tp) for tp in sorted(new)])
+        self._take_resets()
+
+    def _take_resets(self) -> None:
+        """`context.offset(...)` requests: skip ahead within the batch; rewinds cannot be."""
         for tp, offset in self.context.take_offset_resets().items():
-            self.skip_below[(tp.topic, tp.partition)] = offset
+            key = (tp.topic, tp.partition)
+            if offset < self.current.get(key, 0):
+                log.warning(
+                    "%s asked to rewind %s-%d to %d; a micro-batch cannot be rewound, records "
+                    "are read again only when the batch is retried",
+                    type(self.task).__name__,
+                    key[0],
+                    key[1],
+                    offset,
+                )
+            self.skip_below[key] = offset
 
     def _wanted(self, raw: RawRecord) -> bool:
         below = self.skip_below.get((raw.topic, raw.partition))
@@ -452,6 +466,7 @@ class _SinkTaskRun:
                 records.append(record)
                 raws.append(raw)
         self._put(records, raws)
+        self._take_resets()
         for raw in chunk:
             tp = (raw.topic, raw.partition)
             self.current[tp] = max(self.current.get(tp, 0), raw.offset + 1)

@@ -57,14 +57,17 @@ def test_put_config_creates_then_updates(
     assert second.json()["config"]["batch.size"] == "10"
 
 
-def test_secrets_are_returned_as_stored_but_never_logged(
+def test_secrets_are_never_returned_nor_logged(
     client: TestClient, unique_name: Callable[[str], str], caplog: pytest.LogCaptureFixture
 ) -> None:
     name = unique_name("c")
     config = {**SOURCE, "kafka.sasl.password": "hunter2", "db.secret.key": "Vx9QkZ"}
     with caplog.at_level("DEBUG"):
         response = client.put(f"/connectors/{name}/config", json=config)
-    assert response.json()["config"]["kafka.sasl.password"] == "hunter2"
+    assert response.json()["config"]["kafka.sasl.password"] == "[hidden]"
+    assert client.get(f"/connectors/{name}/config").json()["db.secret.key"] == "[hidden]"
+    assert "hunter2" not in client.get(f"/connectors/{name}").text
+    assert "Vx9QkZ" not in client.get(f"/connectors/{name}/tasks").text
     assert name in caplog.text
     assert "hunter2" not in caplog.text
     assert "Vx9QkZ" not in caplog.text

@@ -1,0 +1,103 @@
+"""The Kafka reader's building blocks against the real broker (no Spark): last stable offsets,
+ranges over transactions, and where a new query starts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from spark_eos_connect.runtime.kafka_source import (
+    KafkaMetadata,
+    OffsetRange,
+    parse_reader_options,
+    read_range,
+)
+
+pytestmark = pytest.mark.integration
+
+
+def values(batches: Any) -> list[tuple[int, bytes]]:
+    rows = [row for batch in batches for row in batch.to_pylist()]
+    return [(row["offset"], row["value"]) for row in rows]
+
+
+def test_ranges_hold_only_committed_records_and_replay_identically(
+    kafka_config: dict[str, Any],
+    topic_factory: Callable[..., str],
+    produce: Callable[..., None],
+) -> None:
+    topic = topic_factory("ranges")
+    produce(topic, [(0, None, b"c0"), (0, None, b"c1")])  # offsets 0-1, marker 2
+    produce(topic, [(0, None, b"a0"), (0, None, b"a1")], abort=True)  # 3-4, marker 5
+    produce(topic, [(0, None, b"c2")])  # 6, marker 7
+    metadata = KafkaMetadata(kafka_config)
+
+    end = metadata.last_stable_offsets([(topic, 0)])[(topic, 0)]
+
+    assert end == 8
+    whole = OffsetRange(topic, 0, 0, end)
+    assert values(read_range(kafka_config, whole)) == [(0, b"c0"), (1, b"c1"), (6, b"c2")]
+    assert values(read_range(kafka_config, whole)) == [(0, b"c0"), (1, b"c1"), (6, b"c2")]
+    # admission control may end a range anywhere: inside an aborted transaction, on a marker
+    assert values(read_range(kafka_config, OffsetRange(topic, 0, 0, 1))) == [(0, b"c0")]
+    assert values(read_range(kafka_config, OffsetRange(topic, 0, 1, 4))) == [(1, b"c1")]
+    assert values(read_range(kafka_config, OffsetRange(topic, 0, 4, 7))) == [(6, b"c2")]
+
+
+def test_open_transactions_stay_out_of_planned_ranges(
+    kafka_config: dict[str, Any],
+    topic_factory: Callable[..., str],
+    produce: Callable[..., None],
+) -> None:
+    from confluent_kafka import Producer
+
+    topic = topic_factory("open")
+    produce(topic, [(0, None, b"done")])
+    open_producer = Producer({**kafka_config, "transactional.id": f"open-{topic}"})
+    open_producer.init_transactions(30)
+    open_producer.begin_transaction()
+    open_producer.produce(topic, b"pending", partition=0)
+    open_producer.flush(30)
+    try:
+        end = KafkaMetadata(kafka_config).last_stable_offsets([(topic, 0)])[(topic, 0)]
+
+        assert end == 2
+        assert values(read_range(kafka_config, OffsetRange(topic, 0, 0, end))) == [(0, b"done")]
+    finally:
+        open_producer.abort_transaction(30)
+
+
+def test_a_new_query_starts_from_the_group_else_from_starting_offsets(
+    kafka_config: dict[str, Any],
+    topic_factory: Callable[..., str],
+    produce: Callable[..., None],
+    unique_name: Callable[[str], str],
+) -> None:
+    topic = topic_factory("start", partitions=2)
+    produce(topic, [(0, None, b"x"), (0, None, b"y"), (1, None, b"z")])
+    name = unique_name("start")
+    metadata = KafkaMetadata(kafka_config)
+    options = {"topics": topic, "name": name, "kafka.bootstrap.servers": "unused"}
+    config = parse_reader_options(options)
+    kafka_less = {**options, "startingOffsets": "latest"}
+
+    assert metadata.initial_offsets(config) == {(topic, 0): 0, (topic, 1): 0}
+    assert metadata.initial_offsets(parse_reader_options(kafka_less)) == {
+        (topic, 0): 3,
+        (topic, 1): 2,
+    }
+    explicit = {**options, "startingOffsets": f'{{"{topic}":{{"0":1}}}}'}
+    assert metadata.initial_offsets(parse_reader_options(explicit)) == {
+        (topic, 0): 1,
+        (topic, 1): 0,
+    }
+
+    metadata.commit_group_offsets(f"connect-{name}", {(topic, 1): 1})
+
+    assert metadata.group_offsets(f"connect-{name}") == {(topic, 1): 1}
+    assert metadata.initial_offsets(parse_reader_options(kafka_less)) == {
+        (topic, 0): 3,
+        (topic, 1): 1,
+    }

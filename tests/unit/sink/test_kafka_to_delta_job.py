@@ -1,0 +1,71 @@
+"""jobs/kafka_to_delta.py: --help, and arguments mapping one-to-one to connector options."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+JOB = Path(__file__).resolve().parents[3] / "jobs" / "kafka_to_delta.py"
+
+
+@pytest.fixture(scope="module")
+def job() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("kafka_to_delta_job", JOB)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_help_describes_the_job() -> None:
+    shown = subprocess.run(
+        [sys.executable, str(JOB), "--help"], capture_output=True, text=True, check=True
+    )
+
+    assert "Delta Lake table, exactly once" in shown.stdout
+    for flag in ("--topics-regex", "--delta-mode", "--value-schema", "--until-idle"):
+        assert flag in shown.stdout
+
+
+def test_arguments_map_one_to_one_to_connector_options(job: ModuleType) -> None:
+    args = job.parse_args(
+        [
+            "--name", "orders", "--topics", "a,b", "--path", "/t", "--delta-mode", "upsert",
+            "--value-schema", "id INT", "--starting-offsets", "latest",
+            "--max-records-per-trigger", "10", "--errors-tolerance", "all",
+            "--errors-deadletterqueue-topic-name", "dlq",
+            "--errors-deadletterqueue-context-headers-enable", "true",
+            "--option", "kafkaConsumer.pollTimeoutMs=5000", "--kafka", "client.id=x",
+            "--checkpoint", "/ck",
+        ]
+    )  # fmt: skip
+
+    assert job.connector_options(args, "b:9092") == {
+        "name": "orders",
+        "topics": "a,b",
+        "path": "/t",
+        "delta.mode": "upsert",
+        "value.schema": "id INT",
+        "startingOffsets": "latest",
+        "maxRecordsPerTrigger": "10",
+        "errors.tolerance": "all",
+        "errors.deadletterqueue.topic.name": "dlq",
+        "errors.deadletterqueue.context.headers.enable": "true",
+        "kafkaConsumer.pollTimeoutMs": "5000",
+        "kafka.bootstrap.servers": "b:9092",
+        "kafka.client.id": "x",
+    }
+
+
+def test_topics_and_table_location_are_required_and_exclusive(job: ModuleType) -> None:
+    with pytest.raises(SystemExit):
+        job.parse_args(["--name", "n", "--path", "/t", "--checkpoint", "/ck"])
+    with pytest.raises(SystemExit):
+        job.parse_args(
+            ["--name", "n", "--topics", "a", "--path", "/t", "--table", "t", "--checkpoint", "/c"]
+        )

@@ -1,0 +1,306 @@
+"""A sink task's life cycle over Arrow rows: open, put in chunks, pre_commit, close, stop;
+converters and errors.tolerance (no broker: no DLQ topic is configured here)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+import pyarrow as pa
+import pytest
+
+from spark_eos_connect.api.config import ConfigDef
+from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask, TopicPartition
+from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.runtime.errors_dlq import ErrorPolicy, ToleranceExceededError
+from spark_eos_connect.runtime.kafka_source import KAFKA_ROW_SCHEMA
+from spark_eos_connect.runtime.sink_runner import (
+    JsonConverter,
+    SinkTaskPlan,
+    SinkTaskResult,
+    StringConverter,
+    make_converter,
+    merge_committable,
+    parse_sink_options,
+    plan_sink,
+    run_sink_task,
+)
+
+
+class RecordingTask(SinkTask):
+    """Records every call in a class-level list (tests run it in-process)."""
+
+    calls: ClassVar[list[tuple[str, Any]]] = []
+    fail_on: ClassVar[set[Any]] = set()
+    commit_only: ClassVar[dict[TopicPartition, int] | None] = None
+
+    def start(self, props: dict[str, str]) -> None:
+        self.calls.append(("start", props.get("marker")))
+
+    def open(self, partitions: Iterable[TopicPartition]) -> None:
+        self.calls.append(("open", sorted(partitions)))
+        if props_skip := self.context.configs().get("skip.below"):
+            self.context.offset(TopicPartition("t", 0), int(props_skip))
+
+    def put(self, records: list[SinkRecord]) -> None:
+        if any(isinstance(r.value, bytes) and r.value in self.fail_on for r in records):
+            raise RuntimeError("cannot write " + ",".join(str(r.value) for r in records))
+        self.calls.append(("put", [(r.kafka_partition, r.kafka_offset, r.value) for r in records]))
+
+    def pre_commit(self, current_offsets: dict[TopicPartition, int]) -> dict[TopicPartition, int]:
+        self.calls.append(("pre_commit", dict(current_offsets)))
+        return dict(self.commit_only if self.commit_only is not None else current_offsets)
+
+    def close(self, partitions: Iterable[TopicPartition]) -> None:
+        self.calls.append(("close", sorted(partitions)))
+
+    def stop(self) -> None:
+        self.calls.append(("stop", None))
+
+
+class RecordingConnector(SinkConnector):
+    def config_def(self) -> ConfigDef:
+        return ConfigDef()
+
+    def start(self, props: dict[str, str]) -> None:
+        self.props = props
+
+    def stop(self) -> None:
+        pass
+
+    def task_class(self) -> type[SinkTask]:
+        return RecordingTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{"marker": f"task-{i}"} for i in range(max_tasks)]
+
+
+@pytest.fixture(autouse=True)
+def reset_recording() -> None:
+    RecordingTask.calls = []
+    RecordingTask.fail_on = set()
+    RecordingTask.commit_only = None
+
+
+def rows(*records: tuple[int, int, bytes | None]) -> pa.RecordBatch:
+    """Kafka rows of topic `t`: (partition, offset, value)."""
+    data = {
+        "topic": ["t"] * len(records),
+        "partition": [p for p, _, _ in records],
+        "offset": [o for _, o, _ in records],
+        "timestamp": [1_700_000_000_000_000] * len(records),
+        "key": [b"k"] * len(records),
+        "value": [v for _, _, v in records],
+        "headers": [[{"key": "h", "value": b"1"}]] * len(records),
+    }
+    return pa.RecordBatch.from_pydict(data, schema=KAFKA_ROW_SCHEMA)
+
+
+def plan(
+    max_poll_records: int = 500,
+    tolerate_all: bool = False,
+    value_converter: str = "ByteArrayConverter",
+    task_configs: list[dict[str, str]] | None = None,
+) -> SinkTaskPlan:
+    return SinkTaskPlan(
+        connector="rec",
+        task_class=f"{RecordingTask.__module__}.RecordingTask",
+        task_configs=task_configs or [{"marker": "task-0"}],
+        key_converter="ByteArrayConverter",
+        key_schemas_enable=True,
+        value_converter=value_converter,
+        value_schemas_enable=False,
+        max_poll_records=max_poll_records,
+        errors=ErrorPolicy("rec", tolerate_all=tolerate_all),
+        kafka={"bootstrap.servers": "unused:9092"},
+    )
+
+
+def test_life_cycle_and_pre_commit_offsets_are_next_offsets() -> None:
+    batches = [rows((0, 3, b"a"), (1, 7, b"b")), rows((0, 5, b"c"))]
+
+    result = run_sink_task(plan(max_poll_records=2), 0, batches, batch_id=None)
+
+    tp0, tp1 = TopicPartition("t", 0), TopicPartition("t", 1)
+    assert RecordingTask.calls == [
+        ("start", "task-0"),
+        ("open", [tp0, tp1]),
+        ("put", [(0, 3, b"a"), (1, 7, b"b")]),
+        ("put", [(0, 5, b"c")]),
+        ("pre_commit", {tp0: 6, tp1: 8}),
+        ("close", [tp0, tp1]),
+        ("stop", None),
+    ]
+    assert result.records_put == 3
+    assert result.current == [("t", 0, 6), ("t", 1, 8)]
+    assert result.committable == [("t", 0, 6), ("t", 1, 8)]
+
+
+def test_only_what_pre_commit_returns_is_committable() -> None:
+    RecordingTask.commit_only = {TopicPartition("t", 0): 2, TopicPartition("other", 0): 9}
+
+    result = run_sink_task(plan(), 0, [rows((0, 3, b"a"), (1, 7, b"b"))], batch_id=None)
+
+    assert result.committable == [("t", 0, 2)]
+
+
+def test_spark_task_number_picks_the_task_config() -> None:
+    configs = [{"marker": "task-0"}, {"marker": "task-1"}]
+
+    run_sink_task(plan(task_configs=configs), 3, [rows((0, 0, b"a"))], batch_id=None)
+
+    assert RecordingTask.calls[0] == ("start", "task-1")
+
+
+class CaptureTask(RecordingTask):
+    seen: ClassVar[list[SinkRecord]] = []
+
+    def put(self, records: list[SinkRecord]) -> None:
+        self.seen.extend(records)
+
+
+def test_records_carry_key_headers_and_millisecond_timestamps() -> None:
+    capture_plan = plan()
+    object.__setattr__(capture_plan, "task_class", f"{CaptureTask.__module__}.CaptureTask")
+
+    run_sink_task(capture_plan, 0, [rows((0, 0, b"v"))], batch_id=None)
+
+    expected = SinkRecord("t", 0, 0, b"k", b"v", 1_700_000_000_000, (("h", b"1"),))
+    assert CaptureTask.seen == [expected]
+
+
+def test_put_failure_with_tolerance_none_fails_naming_the_records() -> None:
+    RecordingTask.fail_on = {b"bad"}
+
+    with pytest.raises(EosConnectError, match="topic=t partition=0 offset=3") as caught:
+        run_sink_task(plan(), 0, [rows((0, 3, b"ok"), (0, 4, b"bad"))], batch_id=None)
+
+    assert "errors.tolerance=none" in str(caught.value)
+    assert ("stop", None) in RecordingTask.calls
+    assert not [c for c in RecordingTask.calls if c[0] == "pre_commit"]
+
+
+def test_put_failure_with_tolerance_all_skips_only_the_failing_record() -> None:
+    RecordingTask.fail_on = {b"bad"}
+
+    result = run_sink_task(
+        plan(tolerate_all=True), 0, [rows((0, 3, b"ok"), (0, 4, b"bad"), (0, 5, b"ok2"))], None
+    )
+
+    puts = [c[1] for c in RecordingTask.calls if c[0] == "put"]
+    assert puts == [[(0, 3, b"ok")], [(0, 5, b"ok2")]]
+    assert result.records_failed == 1
+    assert result.committable == [("t", 0, 6)]
+
+
+def test_converter_failure_with_tolerance_none_names_topic_partition_offset() -> None:
+    batch = rows((0, 3, b'{"a":1}'), (1, 8, b"not json"))
+
+    with pytest.raises(ToleranceExceededError) as caught:
+        run_sink_task(plan(value_converter="JsonConverter"), 0, [batch], batch_id=None)
+
+    message = str(caught.value)
+    assert "topic=t partition=1 offset=8" in message
+    assert "VALUE_CONVERTER" in message
+
+
+def test_converter_failure_with_tolerance_all_is_skipped_but_consumed() -> None:
+    batch = rows((0, 3, b'{"a":1}'), (0, 4, b"not json"))
+
+    result = run_sink_task(
+        plan(value_converter="JsonConverter", tolerate_all=True), 0, [batch], None
+    )
+
+    assert [c[1] for c in RecordingTask.calls if c[0] == "put"] == [[(0, 3, {"a": 1})]]
+    assert result.records_failed == 1
+    assert result.committable == [("t", 0, 5)]
+
+
+def test_offsets_requested_in_open_skip_earlier_records() -> None:
+    configs = [{"marker": "task-0", "skip.below": "5"}]
+
+    result = run_sink_task(
+        plan(task_configs=configs), 0, [rows((0, 4, b"old"), (0, 5, b"new"))], None
+    )
+
+    assert [c[1] for c in RecordingTask.calls if c[0] == "put"] == [[(0, 5, b"new")]]
+    assert result.committable == [("t", 0, 6)]
+
+
+def test_no_rows_means_no_pre_commit_and_nothing_to_commit() -> None:
+    result = run_sink_task(plan(), 0, [], batch_id=None)
+
+    assert result.committable == []
+    assert RecordingTask.calls == [("start", "task-0"), ("stop", None)]
+
+
+def test_merge_committable_takes_the_highest_offset_per_partition() -> None:
+    results = [
+        SinkTaskResult(0, 1, 0, [], [("t", 0, 5), ("t", 1, 2)]),
+        SinkTaskResult(1, 1, 0, [], [("t", 0, 9)]),
+    ]
+
+    assert merge_committable(results) == {("t", 0): 9, ("t", 1): 2}
+
+
+def test_json_converter_with_schemas_enable_takes_the_payload() -> None:
+    converter = JsonConverter(schemas_enable=True)
+
+    assert converter.convert("t", b'{"schema":{"type":"int32"},"payload":42}') == 42
+    with pytest.raises(ValueError, match=r"schemas\.enable=false"):
+        converter.convert("t", b'{"a":1}')
+
+
+def test_string_converter_rejects_invalid_utf8() -> None:
+    with pytest.raises(UnicodeDecodeError):
+        StringConverter().convert("t", b"\xff")
+
+
+def test_converters_answer_to_connect_class_names() -> None:
+    converter = make_converter("org.apache.kafka.connect.json.JsonConverter", False)
+
+    assert isinstance(converter, JsonConverter)
+    with pytest.raises(ConfigError, match="known converters"):
+        make_converter("AvroConverter")
+
+
+def test_sink_options_give_connector_props_and_task_configs() -> None:
+    parsed = parse_sink_options(
+        {
+            "name": "rec",
+            "connector.class": "x.Y",
+            "tasks.max": "2",
+            "topics": "t",
+            "errors.tolerance": "all",
+            "kafka.bootstrap.servers": "b:9092",
+        }
+    )
+
+    sink_plan = plan_sink(parsed, RecordingConnector())
+
+    assert parsed.connector_props == {
+        "topics": "t",
+        "name": "rec",
+        "connector.class": "x.Y",
+        "tasks.max": "2",
+    }
+    assert [c["marker"] for c in sink_plan.task_configs] == ["task-0", "task-1"]
+    assert sink_plan.task_class.endswith("RecordingTask")
+    assert sink_plan.group_id == "connect-rec"
+    assert sink_plan.errors.tolerate_all
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"name": "n", "connector.class": "c"}, "kafka.bootstrap.servers"),
+        ({"connector.class": "c", "kafka.bootstrap.servers": "b"}, "name"),
+        ({"name": "n", "connector.class": "c", "kafka.bootstrap.servers": "b",
+          "value.converter": "Nope"}, "Unknown converter"),
+        ({"name": "n", "connector.class": "c", "kafka.bootstrap.servers": "b",
+          "errors.tolerance": "some"}, "errors.tolerance"),
+    ],
+)  # fmt: skip
+def test_bad_sink_options_say_what_is_wrong(options: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        parse_sink_options(options)
