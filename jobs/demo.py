@@ -6,6 +6,9 @@
    before Spark records the micro-batch: the worst moment for duplicates.
 3. Restart the job; it resumes from the offsets committed in Kafka and stops when idle.
 4. Read the topic back with read_committed and count duplicates and missing records.
+5. Stream the topic into a Delta table with jobs/kafka_to_delta.py (the DeltaSink: offsets kept
+   in the table, idempotent commits), killed with SIGKILL before its group commit once, resumed,
+   and count the table's rows the same way: source -> Kafka -> Delta, exactly once end to end.
 """
 
 from __future__ import annotations
@@ -54,6 +57,44 @@ def run_pipeline(bootstrap: str, topic: str, checkpoint: Path, fault: str | None
     return subprocess.run(command, env=env, start_new_session=True, check=False).returncode
 
 
+def run_delta_job(bootstrap: str, topic: str, work: Path, fault: str | None) -> int:
+    env = dict(os.environ)
+    if fault:
+        env["EOSCONNECT_FAULT"] = fault
+    command = [
+        sys.executable,
+        str(JOBS / "kafka_to_delta.py"),
+        "--name",
+        "demo-delta",
+        "--topics",
+        topic,
+        "--path",
+        str(work / "table"),
+        "--max-records-per-trigger",
+        "40000",
+        "--bootstrap-servers",
+        bootstrap,
+        "--checkpoint",
+        str(work / "delta-checkpoint"),
+        "--until-idle",
+    ]
+    return subprocess.run(command, env=env, start_new_session=True, check=False).returncode
+
+
+def count_delta(table: Path, expected: set[tuple[int, int]]) -> tuple[int, int, int]:
+    """(rows, duplicates, missing) of the generated records in the Delta table."""
+    from spark_eos_connect.spark.session import local_spark_session
+
+    spark = local_spark_session(app_name="eosconnect-demo-verify")
+    values = [
+        row.value for row in spark.read.format("delta").load(str(table)).select("value").collect()
+    ]
+    spark.stop()
+    counts = Counter(parse_generated_value(v) for v in values)
+    duplicates = sum(count - 1 for count in counts.values() if count > 1)
+    return len(values), duplicates, len(expected - set(counts))
+
+
 def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="eosconnect-demo-"))
     with LocalKafkaBroker(data_dir=work / "kafka") as broker:
@@ -85,6 +126,21 @@ def main() -> int:
         print(
             f"== verification (read_committed): produced {len(expected)}, "
             f"read back {sum(counts.values())}, duplicates {duplicates}, missing {missing}"
+        )
+        if duplicates or missing:
+            return 1
+
+        print("== Kafka -> Delta: killed with SIGKILL before batch 1's group commit", flush=True)
+        code = run_delta_job(bootstrap, topic, work, fault="before_group_commit@1")
+        print(f"   run 1 exited with {code} (-9 = SIGKILL)")
+        code = run_delta_job(bootstrap, topic, work, fault=None)
+        if code != 0:
+            print(f"the Delta job failed with exit code {code}", file=sys.stderr)
+            return 1
+        rows, duplicates, missing = count_delta(work / "table", expected)
+        print(
+            f"== verification (Delta table {work / 'table'}): committed source records "
+            f"{len(expected)}, rows {rows}, duplicates {duplicates}, missing {missing}"
         )
         return 0 if duplicates == 0 and missing == 0 else 1
 
