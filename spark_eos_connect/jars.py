@@ -85,10 +85,29 @@ def jar_files(bundle: str) -> list[Path]:
     return sorted(ensure_jars(bundle).glob("*.jar"))
 
 
+def write_spark_defaults() -> Path:
+    """Put Delta on the classpath of every Spark started from this environment, `spark-submit`
+    included (its JVM starts before a job can add jars), via pyspark's `spark-defaults.conf`."""
+    import pyspark
+
+    conf_dir = Path(pyspark.__file__).parent / "conf"
+    conf_dir.mkdir(exist_ok=True)
+    target = conf_dir / "spark-defaults.conf"
+    jars = ",".join(str(path) for path in jar_files("delta"))
+    target.write_text(
+        "# Written by `python -m spark_eos_connect.jars` (make setup): Delta from local jars.\n"
+        f"spark.jars {jars}\n"
+        "spark.sql.extensions io.delta.sql.DeltaSparkSessionExtension\n"
+        "spark.sql.catalog.spark_catalog org.apache.spark.sql.delta.catalog.DeltaCatalog\n"
+    )
+    return target
+
+
 def main() -> None:
-    """Fetch every bundle (used by `make setup`)."""
+    """Fetch every bundle and register Delta with this environment's Spark (`make setup`)."""
     for bundle in BUNDLES:
         print(f"{bundle}: {len(jar_files(bundle))} jars in {ensure_jars(bundle)}")
+    print(f"spark defaults: {write_spark_defaults()}")
 
 
 if __name__ == "__main__":
