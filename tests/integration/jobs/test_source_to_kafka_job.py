@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from spark_eos_connect.kafka.clients import read_to_end
+from spark_eos_connect.testing import wait_for
 
-from ..runtime.test_source_broker_restart import REPO, wait_for
+from ..runtime.test_source_broker_restart import REPO
 from ..runtime.test_source_crash_recovery import assert_each_record_exactly_once, pipeline_args
 
 pytestmark = pytest.mark.integration

@@ -6,14 +6,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from spark_eos_connect.testing import BrokerProcess
+from spark_eos_connect.testing import BrokerProcess, wait_for
 
 from .test_source_crash_recovery import (
     RECORDS_PER_TASK,
@@ -24,14 +23,6 @@ from .test_source_crash_recovery import (
 pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[3]
-
-
-def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
-        time.sleep(0.5)
 
 
 def test_broker_restart_under_a_running_pipeline(

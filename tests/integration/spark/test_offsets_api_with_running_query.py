@@ -3,7 +3,6 @@ altered (then reset) through the REST API, and on resume the query continues exa
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,16 +13,9 @@ from fastapi.testclient import TestClient
 from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.herder import Herder
 from spark_eos_connect.rest.app import create_app
+from spark_eos_connect.testing import wait_for
 
 pytestmark = pytest.mark.integration
-
-
-def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
-        time.sleep(0.5)
 
 
 @pytest.fixture

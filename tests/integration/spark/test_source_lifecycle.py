@@ -13,16 +13,9 @@ import pytest
 
 from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.storage.config_store import KafkaConfigStore
+from spark_eos_connect.testing import wait_for
 
 pytestmark = pytest.mark.integration
-
-
-def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
-        time.sleep(0.5)
 
 
 def test_stop_then_resume_a_running_query(
