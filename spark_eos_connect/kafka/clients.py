@@ -132,7 +132,7 @@ def read_to_end(
                 if partition not in wanted:
                     continue
                 tp = TopicPartition(topic, partition)
-                low, high = consumer.get_watermark_offsets(tp, timeout=timeout_s, cached=False)
+                low, high = watermarks(consumer, tp, timeout_s)
                 if high_watermarks is not None:
                     high = high_watermarks.get((topic, partition), high)
                 begin = (start or {}).get((topic, partition), OFFSET_BEGINNING)
@@ -142,6 +142,33 @@ def read_to_end(
         return _consume_until(consumer, assignment, ends, timeout_s)
     finally:
         consumer.close()
+
+
+RETRIABLE_METADATA_ERRORS = {
+    "NOT_LEADER_FOR_PARTITION",
+    "LEADER_NOT_AVAILABLE",
+    "UNKNOWN_TOPIC_OR_PART",
+    "_TIMED_OUT",
+    "_TRANSPORT",
+}
+
+
+def watermarks(consumer: Consumer, tp: TopicPartition, timeout_s: float) -> tuple[int, int]:
+    """(low, high) watermarks, retrying while leadership moves (e.g. after a broker restart)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            low, high = consumer.get_watermark_offsets(tp, timeout=timeout_s, cached=False)
+            return int(low), int(high)
+        except KafkaException as error:
+            if error.args[0].name() not in RETRIABLE_METADATA_ERRORS:
+                raise
+            if time.monotonic() > deadline:
+                raise KafkaTimeoutError(
+                    f"no watermarks for {tp.topic}[{tp.partition}] within {timeout_s:.0f}s: "
+                    f"{error.args[0]}"
+                ) from error
+            time.sleep(0.2)
 
 
 def _high_watermarks(
@@ -157,9 +184,7 @@ def _high_watermarks(
             metadata = consumer.list_topics(topic=topic, timeout=timeout_s).topics[topic]
             for partition in metadata.partitions:
                 tp = TopicPartition(topic, partition)
-                marks[(topic, partition)] = consumer.get_watermark_offsets(
-                    tp, timeout=timeout_s, cached=False
-                )[1]
+                marks[(topic, partition)] = watermarks(consumer, tp, timeout_s)[1]
         return marks
     finally:
         consumer.close()
