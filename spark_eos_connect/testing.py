@@ -25,10 +25,12 @@ from spark_eos_connect.api.source import (
     SourceRecord,
     SourceTask,
 )
+from spark_eos_connect.connectors.generator import GeneratorSourceConnector
 from spark_eos_connect.errors import SetupError
 from spark_eos_connect.kafka.broker import free_port
 
 BOOTSTRAP_PREFIX = "bootstrap.servers="
+FAULTS_DIR_CONFIG = "faults.dir"
 
 
 class BrokerProcess:
@@ -234,6 +236,59 @@ class CounterSourceTask(SourceTask):
 
     def stop(self) -> None:
         self.positions = {}
+
+
+class FaultyGeneratorConnector(GeneratorSourceConnector):
+    """The Generator, with connector-level failures switched on by files in `faults.dir`.
+
+    `raise-error` present: a background thread reports it through `ConnectorContext.raise_error`
+    (and removes the file: one failure per file); `fail-on-stop`: `stop` raises after stopping;
+    `fail-on-start`: `start` raises. Every start and stop appends a line to `lifecycle.log`.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._faults = Path()
+        self._halt = threading.Event()
+        self._watcher: threading.Thread | None = None
+
+    def config_def(self) -> ConfigDef:
+        """The Generator's options and `faults.dir`."""
+        return ConfigDef(GeneratorSourceConnector().config_def().keys.values()).define(
+            FAULTS_DIR_CONFIG, ConfigType.STRING, importance="high", doc="Fault switch folder."
+        )
+
+    def start(self, props: dict[str, str]) -> None:
+        """Start the Generator and the watcher thread, or fail if `fail-on-start` exists."""
+        self._faults = Path(props[FAULTS_DIR_CONFIG])
+        self._log("start")
+        if (self._faults / "fail-on-start").exists():
+            raise RuntimeError("fail-on-start: the connector refuses to start")
+        super().start({k: v for k, v in props.items() if k != FAULTS_DIR_CONFIG})
+        self._halt.clear()
+        self._watcher = threading.Thread(target=self._watch, daemon=True)
+        self._watcher.start()
+
+    def stop(self) -> None:
+        """Stop the watcher; raise afterwards if `fail-on-stop` exists."""
+        self._log("stop")
+        self._halt.set()
+        if self._watcher is not None:
+            self._watcher.join()
+        super().stop()
+        if (self._faults / "fail-on-stop").exists():
+            raise RuntimeError("fail-on-stop: the connector failed while stopping")
+
+    def _watch(self) -> None:
+        switch = self._faults / "raise-error"
+        while not self._halt.wait(0.05):
+            if switch.exists():
+                switch.unlink()
+                self.context.raise_error(RuntimeError("raise-error: the connector lost its source"))
+
+    def _log(self, event: str) -> None:
+        with (self._faults / "lifecycle.log").open("a") as log:
+            log.write(event + "\n")
 
 
 def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:

@@ -18,8 +18,9 @@ from spark_eos_connect.api.source import (
 from spark_eos_connect.connectors.registry import resolve_connector_class
 from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.kafka.producers import fence_transactional_id
-from spark_eos_connect.protocol.config_records import TargetState
+from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusState
+from spark_eos_connect.runtime.connector_lifecycle import ConnectorPhase, ManagedConnector
 from spark_eos_connect.runtime.framework_config import SourcePipelineConfig
 from spark_eos_connect.runtime.leadership import begin_generation, config_store_for, worker_id
 from spark_eos_connect.runtime.source_plan import SourceTaskPlan
@@ -39,6 +40,10 @@ RUNNING_STATES = {
 
 class ConnectorTakenOverError(EosConnectError, RuntimeError):
     """Another driver now leads this connector, or it was deleted: this query must stop."""
+
+
+class ConnectorFailedError(EosConnectError, RuntimeError):
+    """The connector failed to start when the query started."""
 
 
 def class_path(cls: type) -> str:
@@ -86,12 +91,7 @@ class SourceCoordinator:
 
     def __init__(self, config: SourcePipelineConfig) -> None:
         self.config = config
-        self.connector = load_source_connector(config)
-        self.connector.start(dict(config.connector_props))
-        self.task_configs = self.connector.task_configs(config.tasks_max)[: config.tasks_max]
-        if not self.task_configs:
-            raise ConfigError(f"connector {config.name} produced no task configs")
-        self.task_class = class_path(self.connector.task_class())
+        connector_class = type(load_source_connector(config))
         kafka = config.kafka
         self.global_partitions = ensure_offsets_topic(
             kafka, config.global_offsets_topic, config.offsets_partitions
@@ -106,9 +106,19 @@ class SourceCoordinator:
         self.status_store.ensure_topic()
         self.leader: ConfigLeader | None = None
         self.generation_commit_offset: int | None = None
+        self.generation_active = False
         self.generation = 0
         self.state: TargetState | None = None
+        self.reported: tuple[StatusState, StatusState | None, str | None] | None = None
+        self._restart_requests_seen = False
+        self._restart_offset: int | None = None
         self._checked_at = 0.0
+        self.connector = ManagedConnector(connector_class, config.connector_props, config.tasks_max)
+        if not self.connector.start():
+            self.report_status(StatusState.FAILED, None, self.connector.trace)
+            raise ConnectorFailedError(
+                f"connector {config.name} failed to start:\n{self.connector.trace}"
+            )
         self.refresh_target_state(force=True)
         self.primary_view = OffsetsTopicView(kafka, config.primary_offsets_topic)
         self.global_view = (
@@ -116,6 +126,11 @@ class SourceCoordinator:
             if config.connector_offsets_topic
             else None
         )
+
+    @property
+    def task_configs(self) -> list[dict[str, str]]:
+        """The running connector's task configs (none while it is stopped or failed to start)."""
+        return self.connector.task_configs or []
 
     def start_generation(self) -> None:
         """Lead a new generation of this connector's tasks (KIP-618 §5, see `leadership`)."""
@@ -132,12 +147,17 @@ class SourceCoordinator:
         )
         self.generation_commit_offset = snapshot.latest_commit_offset(config.name)
         self.generation = snapshot.generation(config.name)
+        self.generation_active = True
 
     def refresh_target_state(self, force: bool = False) -> TargetState:
-        """React to the connector's target state in the config topic (read at most every
-        `STATE_CHECK_INTERVAL_S` unless forced): a STARTED connector without a running
-        generation starts one (first start, or resume after a stop); a newer generation that
-        this driver did not write means another driver took the connector over."""
+        """React to the config topic (read at most every `STATE_CHECK_INTERVAL_S` unless forced).
+
+        STOPPED stops the connector instance; STARTED or PAUSED after a stop starts a fresh one,
+        and STARTED leads a new generation of its tasks; a restart request restarts the
+        connector (a FAILED one only, if asked so); an error the connector reports makes it
+        FAILED while its tasks keep running, as in Connect. A newer generation that this driver
+        did not write means another driver took the connector over.
+        """
         if not force and time.monotonic() - self._checked_at < STATE_CHECK_INTERVAL_S:
             return self.state or TargetState.STARTED
         self._checked_at = time.monotonic()
@@ -146,31 +166,79 @@ class SourceCoordinator:
         state = snapshot.target_state(name) or TargetState.STARTED
         if self.generation_commit_offset is not None and not snapshot.contains(name):
             raise ConnectorTakenOverError(f"connector {name} was deleted from the config topic")
-        if state is TargetState.STARTED:
-            latest = snapshot.latest_commit_offset(name)
-            if self.generation_commit_offset is None or (
-                latest != self.generation_commit_offset and snapshot.committed_task_count(name) == 0
-            ):
-                self.start_generation()
-            elif latest != self.generation_commit_offset:
+        self.connector.check_reported_error()
+        self._follow_restart_requests(snapshot, state)
+        if state is TargetState.STOPPED:
+            if self.connector.phase is not ConnectorPhase.STOPPED:
+                self.connector.stop()
+            self.generation_active = False
+        else:
+            self._follow_generation(snapshot, state)
+        self.state = state
+        self._report(state)
+        return state
+
+    def _follow_restart_requests(self, snapshot: ClusterConfigSnapshot, state: TargetState) -> None:
+        """Restart the connector for a restart request written since this driver started."""
+        offset = snapshot.restart_request_offset(self.config.name)
+        first_look = not self._restart_requests_seen
+        self._restart_requests_seen = True
+        if first_look or offset is None or offset == self._restart_offset:
+            self._restart_offset = offset
+            return
+        self._restart_offset = offset
+        request = snapshot.restart_requests[self.config.name]
+        failed = self.connector.phase is ConnectorPhase.FAILED
+        if state is TargetState.STOPPED or (request.only_failed and not failed):
+            return
+        log.info("restarting connector %s on request", self.config.name)
+        previous = self.connector.task_configs
+        if not self.connector.restart() or self.connector.task_configs != previous:
+            self.generation_active = False  # no tasks, or new task configs: a new generation
+
+    def _follow_generation(self, snapshot: ClusterConfigSnapshot, state: TargetState) -> None:
+        name = self.config.name
+        latest = snapshot.latest_commit_offset(name)
+        if self.generation_active and latest != self.generation_commit_offset:
+            if snapshot.committed_task_count(name) != 0:
                 raise ConnectorTakenOverError(
                     f"a newer generation of connector {name} was started by another driver "
                     "(this query is a zombie and stops; its tasks are fenced)"
                 )
-        if state is not self.state:
-            self.state = state
-            self.report_status(RUNNING_STATES[state])
-        return state
+            self.connector.stop()  # stopped and resumed between two looks: restart as well
+            self.generation_active = False
+        if self.connector.phase is ConnectorPhase.STOPPED:
+            self.connector.start()
+        if self.connector.take_reconfiguration_request():
+            self.generation_active = False
+        if (
+            state is TargetState.STARTED
+            and not self.generation_active
+            and self.connector.task_configs
+        ):
+            self.start_generation()
 
-    def report_status(self, state: StatusState, trace: str | None = None) -> None:
-        """Write the connector's and its tasks' states to the status topic."""
+    def _report(self, state: TargetState) -> None:
+        """Write the connector's and its tasks' states when they changed."""
+        failed = self.connector.phase is ConnectorPhase.FAILED
+        connector_state = StatusState.FAILED if failed else RUNNING_STATES[state]
+        task_state = RUNNING_STATES[state] if self.generation_active else None
+        reported = (connector_state, task_state, self.connector.trace)
+        if reported != self.reported:
+            self.reported = reported
+            self.report_status(connector_state, task_state, self.connector.trace)
+
+    def report_status(
+        self, state: StatusState, task_state: StatusState | None, trace: str | None = None
+    ) -> None:
+        """Write the connector's state, and its tasks' (tombstones when `task_state` is None)."""
         name, me = self.config.name, worker_id()
         self.status_store.put_connector_status(name, state, me, self.generation, trace)
-        for task in range(len(self.task_configs)):
-            if state is StatusState.STOPPED:
-                self.status_store.delete_task_status(name, task)
+        for task in range(self.config.tasks_max):
+            if task_state is not None and task < len(self.task_configs):
+                self.status_store.put_task_status(name, task, task_state, me, self.generation)
             else:
-                self.status_store.put_task_status(name, task, state, me, self.generation, trace)
+                self.status_store.delete_task_status(name, task)
 
     def committed_offsets(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """The connector's committed offsets; a dedicated topic's take precedence (KIP-618)."""
@@ -188,15 +256,18 @@ class SourceCoordinator:
     def plan(self) -> list[SourceTaskPlan]:
         """One plan per task for the next micro-batch, from the offsets committed in Kafka."""
         config = self.config
-        if self.refresh_target_state(force=True) is not TargetState.STARTED:
+        started = self.refresh_target_state(force=True) is TargetState.STARTED
+        connector = self.connector.connector
+        if not (started and self.generation_active and self.task_configs and connector):
             return []
+        task_class = class_path(connector.task_class())
         committed = self.committed_offsets()
         per_task = max(1, math.ceil(config.max_records_per_trigger / len(self.task_configs)))
         return [
             SourceTaskPlan(
                 connector=config.name,
                 task=task,
-                task_class=self.task_class,
+                task_class=task_class,
                 task_config=dict(task_config),
                 transactional_id=config.task_transactional_id(task),
                 exactly_once=config.exactly_once,
@@ -224,7 +295,7 @@ class SourceCoordinator:
         """Stop the connector; its tasks are no longer assigned to anyone."""
         self.connector.stop()
         if self.state is TargetState.STARTED:
-            self.report_status(StatusState.UNASSIGNED)
+            self.report_status(StatusState.UNASSIGNED, StatusState.UNASSIGNED)
         if self.leader is not None:
             self.leader.close()
 
