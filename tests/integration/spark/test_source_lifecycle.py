@@ -1,5 +1,6 @@
 """A running source query reacts to target states written in the config topic: STOPPED writes
-nothing (I4), resuming continues exactly from the committed offsets."""
+nothing (I4), resuming continues exactly from the committed offsets, also after the connector
+failed before and during its shutdown (KIP-875's test plan, with Spark running the tasks)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 
 from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.storage.config_store import KafkaConfigStore
+from spark_eos_connect.storage.status_store import KafkaStatusStore
 from spark_eos_connect.testing import wait_for
 
 pytestmark = pytest.mark.integration
@@ -32,7 +34,8 @@ def test_stop_then_resume_a_running_query(
     stream = (
         spark.readStream.format("eosconnect")
         .options(name=name, topic=topic, rate="200", **kafka)
-        .option("connector.class", "Generator")
+        .option("connector.class", "spark_eos_connect.testing.FaultyGeneratorConnector")
+        .option("faults.dir", str(tmp_path))
         .option("records.per.poll", "50")
         .option("maxPollDurationMs", "500")
         .load()
@@ -47,8 +50,19 @@ def test_stop_then_resume_a_running_query(
     store = KafkaConfigStore(
         {"bootstrap.servers": bootstrap_servers}, "eosconnect-configs", "eosconnect"
     )
+    statuses = KafkaStatusStore({"bootstrap.servers": bootstrap_servers}, "eosconnect-status")
+
+    def connector_state() -> str | None:
+        status = statuses.read_to_end().connector_status(name)
+        return None if status is None else status.state.value
+
     try:
         wait_for(lambda: len(read_committed(topic)) > 0, 120, "records before the stop")
+        (tmp_path / "raise-error").touch()  # the connector fails in the background ...
+        wait_for(lambda: connector_state() == "FAILED", 60, "the connector to be FAILED")
+        failed_count = len(read_committed(topic))
+        wait_for(lambda: len(read_committed(topic)) > failed_count, 120, "tasks to keep running")
+        (tmp_path / "fail-on-stop").touch()  # ... and again while it stops
         store.leader().stop_connector(name)
         wait_for(
             lambda: (
@@ -62,13 +76,18 @@ def test_stop_then_resume_a_running_query(
         snapshot = store.read_to_end()
         assert snapshot.target_state(name) == "STOPPED"
         assert snapshot.task_configs(name) == []
+        wait_for(lambda: connector_state() == "STOPPED", 60, "the connector to be STOPPED")
         time.sleep(3)  # a stopped connector must not write, however long it stays stopped
         assert len(read_committed(topic)) == stopped_count
 
+        (tmp_path / "fail-on-stop").unlink()
         store.leader().put_target_state(name, "STARTED")
         wait_for(
             lambda: len(read_committed(topic)) > stopped_count + 100, 120, "records after resume"
         )
+        assert connector_state() == "RUNNING"
+        lifecycle = (tmp_path / "lifecycle.log").read_text().split()
+        assert lifecycle[-3:] == ["start", "stop", "start"]  # a fresh instance after the stop
     finally:
         query.stop()
 
