@@ -94,6 +94,22 @@ def spark() -> Iterator[Any]:
 
 
 @pytest.fixture
+def default_rest_api(kafka_config: dict[str, Any]) -> Iterator[Any]:
+    """Kafka Connect's REST API (a `TestClient`) over a herder on the default internal topics,
+    the ones running queries use unless told otherwise."""
+    from fastapi.testclient import TestClient
+
+    from spark_eos_connect.herder import Herder
+    from spark_eos_connect.rest import create_app
+
+    herder = Herder(kafka_config).start()
+    try:
+        yield TestClient(create_app(herder))
+    finally:
+        herder.close()
+
+
+@pytest.fixture
 def unique_name() -> Callable[[str], str]:
     """Unique names for connectors, groups and folders."""
     return lambda prefix: f"{prefix}-{uuid.uuid4().hex[:10]}"

@@ -13,8 +13,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from spark_eos_connect.connectors.generator import parse_generated_value
-from spark_eos_connect.herder import Herder
-from spark_eos_connect.rest import create_app
 from spark_eos_connect.runtime.framework_config import parse_source_pipeline
 from spark_eos_connect.runtime.source_coordinator import ConnectorFailedError, SourceCoordinator
 from spark_eos_connect.runtime.source_reader import read_source_task
@@ -28,12 +26,8 @@ PER_BATCH = 40
 
 
 @pytest.fixture
-def rest(bootstrap_servers: str) -> Iterator[TestClient]:
-    herder = Herder({"bootstrap.servers": bootstrap_servers}).start()
-    try:
-        yield TestClient(create_app(herder))
-    finally:
-        herder.close()
+def rest(default_rest_api: TestClient) -> TestClient:
+    return default_rest_api
 
 
 class Driver:

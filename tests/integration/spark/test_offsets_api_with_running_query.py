@@ -3,7 +3,7 @@ altered (then reset) through the REST API, and on resume the query continues exa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,20 +11,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from spark_eos_connect.connectors.generator import parse_generated_value
-from spark_eos_connect.herder import Herder
-from spark_eos_connect.rest.app import create_app
 from spark_eos_connect.testing import wait_for
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def rest(bootstrap_servers: str) -> Iterator[TestClient]:
-    herder = Herder({"bootstrap.servers": bootstrap_servers}).start()
-    try:
-        yield TestClient(create_app(herder))
-    finally:
-        herder.close()
+def rest(default_rest_api: TestClient) -> TestClient:
+    return default_rest_api
 
 
 def positions(read_committed: Callable[..., list[Any]], topic: str) -> list[int]:
