@@ -288,8 +288,17 @@ def plan_ranges(start: Mapping[TP, int], end: Mapping[TP, int]) -> list[OffsetRa
 # --- Kafka metadata and group offsets (driver) --------------------------------------------------
 
 
+_NO_GROUP = (KafkaError.GROUP_ID_NOT_FOUND, KafkaError._UNKNOWN_GROUP)
+
+
 def _failed(error: KafkaException, what: str) -> EosConnectError:
     return EosConnectError(f"{what} failed: {error}")
+
+
+def _error_code(error: KafkaException) -> Any:
+    """The librdkafka error code carried by `error`, or None."""
+    code = getattr(error.args[0], "code", None) if error.args else None
+    return code() if callable(code) else None
 
 
 class KafkaMetadata:
@@ -334,13 +343,16 @@ class KafkaMetadata:
         return self._list_offsets(tps, OffsetSpec.earliest())
 
     def group_offsets(self, group: str) -> dict[TP, int]:
-        """The consumer group's committed offsets (next offset to read), `{}` if none."""
+        """The consumer group's committed offsets (next offset to read), `{}` if none (also
+        when the group does not exist, e.g. after its offsets were reset)."""
         futures = self.admin.list_consumer_group_offsets(
             [ConsumerGroupTopicPartitions(group)], request_timeout=self.timeout_s
         )
         try:
             listed = futures[group].result()
         except KafkaException as error:
+            if _error_code(error) in _NO_GROUP:
+                return {}
             raise _failed(error, f"reading offsets of consumer group {group}") from None
         return {
             (tp.topic, tp.partition): tp.offset

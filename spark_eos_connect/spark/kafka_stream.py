@@ -2,7 +2,9 @@
 
 Driver side: `EosConnectKafkaStreamReader` (one per query, in a long-lived Python process) plans
 each micro-batch as offset ranges below the last stable offsets, so a micro-batch replayed from
-Spark's offsets reads exactly the same records. Executor side: `read()` reads one range with a
+Spark's offsets reads exactly the same records. With a `name`, it also follows the sink
+connector's target state in the config topic and, after a stop, continues from the consumer
+group's offsets (`runtime.sink_lifecycle`). Executor side: `read()` reads one range with a
 read_committed consumer and yields Arrow batches (rows as in `KAFKA_ROW_DDL`).
 """
 
@@ -27,12 +29,21 @@ from spark_eos_connect.runtime.kafka_source import (
     KafkaMetadata,
     KafkaReaderConfig,
     OffsetRange,
-    offsets_from_json,
-    offsets_to_json,
     parse_reader_options,
     plan_end_offsets,
     plan_ranges,
     read_range,
+)
+from spark_eos_connect.runtime.sink_lifecycle import (
+    SinkLifecycle,
+    SinkLifecycleConfig,
+    StreamOffsets,
+    batch_start,
+    continued,
+    decode_stream_offsets,
+    encode_stream_offsets,
+    parse_sink_lifecycle,
+    rebased,
 )
 
 log = logging.getLogger(__name__)
@@ -48,10 +59,13 @@ class KafkaRangePartition(InputPartition):
 
 
 class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
-    """Micro-batches of Kafka records; Spark's offsets are `{"topic": {"partition": offset}}`."""
+    """Micro-batches of Kafka records; Spark's offsets are `{"topic": {"partition": offset}}`
+    (plus the reserved keys of `runtime.sink_lifecycle` for a named sink connector)."""
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.config: KafkaReaderConfig = parse_reader_options(options)
+        self._lifecycle_config: SinkLifecycleConfig | None = parse_sink_lifecycle(options)
+        self._lifecycle: SinkLifecycle | None = None
         self._metadata: KafkaMetadata | None = None
         self._available_now: dict[TP, int] | None = None
 
@@ -60,13 +74,22 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
             self._metadata = KafkaMetadata(self.config.kafka)
         return self._metadata
 
+    def _connector(self) -> SinkLifecycle | None:
+        """The named sink connector (registered on first use), or None without a `name`."""
+        if self._lifecycle is None and self._lifecycle_config is not None:
+            self._lifecycle = SinkLifecycle(self._lifecycle_config)
+        return self._lifecycle
+
     def _latest(self) -> dict[TP, int]:
         metadata = self._kafka()
         return metadata.last_stable_offsets(metadata.partitions(self.config))
 
-    def initialOffset(self) -> dict[str, dict[str, int]]:
+    def initialOffset(self) -> dict[str, Any]:
         """Driver: consumer group `connect-<name>`'s offsets, else `startingOffsets`."""
-        return offsets_to_json(self._kafka().initial_offsets(self.config))
+        connector = self._connector()
+        commit = connector.view(force=True).tasks_commit if connector is not None else None
+        offsets = self._kafka().initial_offsets(self.config)
+        return encode_stream_offsets(StreamOffsets(offsets, None, commit))
 
     def getDefaultReadLimit(self) -> ReadLimit:
         """Driver: `maxRecordsPerTrigger` if set."""
@@ -79,23 +102,46 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
 
     def latestOffset(
         self, start: dict[str, Any] | None = None, limit: ReadLimit | None = None
-    ) -> dict[str, dict[str, int]]:
-        """Driver: the next batch's end, capped by the read limit (shared by lag)."""
-        begin = offsets_from_json(start) if start is not None else {}
+    ) -> dict[str, Any]:
+        """Driver: the next batch's end, capped by the read limit (shared by lag).
+
+        While the connector is PAUSED or STOPPED: `start` (no new batch). After a stop: a batch
+        from the group's offsets, its start recorded in the end (`sink_lifecycle`).
+        """
+        current = decode_stream_offsets(start)
+        connector = self._connector()
+        view = connector.view() if connector is not None else None
+        if view is not None and not view.running:
+            return start if start is not None else encode_stream_offsets(current)
+        if connector is None or view is None or not connector.rebase_due(current, view):
+            return encode_stream_offsets(continued(current, self._plan_end(current.next, limit)))
+        begin = self._kafka().initial_offsets(self.config)
+        end = rebased(begin, self._plan_end(begin, limit), view.tasks_commit)
+        connector.rebased()
+        log.info("connector %s continues from its consumer group's offsets", self.config.name)
+        return encode_stream_offsets(end)
+
+    def _plan_end(self, begin: dict[TP, int], limit: ReadLimit | None) -> dict[TP, int]:
+        """The end after `begin`: up to the last stable offsets (or Trigger.AvailableNow's)."""
         latest = self._latest()
         if self._available_now is not None:
             target = self._available_now
             latest = {tp: min(o, target.get(tp, begin.get(tp, 0))) for tp, o in latest.items()}
         rows = limit.max_rows if isinstance(limit, ReadMaxRows) else None
-        return offsets_to_json(plan_end_offsets(begin, latest, rows))
+        return plan_end_offsets(begin, latest, rows)
 
-    def reportLatestOffset(self) -> dict[str, dict[str, int]] | None:
+    def reportLatestOffset(self) -> dict[str, Any] | None:
         """Driver: the last stable offsets, for the query's progress."""
-        return offsets_to_json(self._latest())
+        return encode_stream_offsets(StreamOffsets(self._latest()))
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
-        """Driver: one input partition per topic partition with records in `[start, end)`."""
-        ranges = plan_ranges(offsets_from_json(start), offsets_from_json(end))
+        """Driver: one input partition per topic partition with records in the batch.
+
+        The batch starts at `start`, or at the start recorded in `end` after a rebase, so a
+        replayed batch reads exactly the same ranges.
+        """
+        last = decode_stream_offsets(end)
+        ranges = plan_ranges(batch_start(decode_stream_offsets(start), last), last.next)
         return [
             KafkaRangePartition(r, self.config.kafka, self.config.poll_timeout_ms) for r in ranges
         ]
@@ -109,5 +155,11 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
         """Driver: nothing; sinks commit offsets to the consumer group (or keep them)."""
 
     def stop(self) -> None:
-        """Driver: drop the admin client."""
+        """Driver: report the connector unassigned and drop the clients."""
+        if self._lifecycle is not None:
+            try:
+                self._lifecycle.close()
+            except Exception as error:  # the query stops anyway
+                log.warning("closing connector %s: %s", self.config.name, error)
+            self._lifecycle = None
         self._metadata = None
