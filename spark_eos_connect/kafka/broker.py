@@ -35,8 +35,14 @@ def free_port() -> int:
 
 
 def new_cluster_id() -> str:
-    """A KRaft cluster id: 16 random bytes, URL-safe base64 without padding (Kafka's Uuid)."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode("ascii")
+    """A KRaft cluster id: 16 random bytes, URL-safe base64 without padding (Kafka's Uuid).
+
+    Like Kafka's `Uuid.randomUuid`, never one starting with `-`: the storage tool would read it
+    as an option."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode("ascii")
+        if not cluster_id.startswith("-"):
+            return cluster_id
 
 
 def broker_properties(port: int, controller_port: int, log_dir: Path) -> dict[str, str]:
