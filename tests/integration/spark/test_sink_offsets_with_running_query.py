@@ -14,8 +14,6 @@ import pytest
 from confluent_kafka import Producer
 from fastapi.testclient import TestClient
 
-from spark_eos_connect.herder import Herder
-from spark_eos_connect.rest.app import create_app
 from spark_eos_connect.runtime.kafka_source import KafkaMetadata
 from spark_eos_connect.testing import wait_for
 
@@ -26,12 +24,8 @@ HERDER_WORKER_SUFFIX = ":eosconnect-herder"
 
 
 @pytest.fixture
-def rest(bootstrap_servers: str) -> Iterator[TestClient]:
-    herder = Herder({"bootstrap.servers": bootstrap_servers}).start()
-    try:
-        yield TestClient(create_app(herder))
-    finally:
-        herder.close()
+def rest(default_rest_api: TestClient) -> TestClient:
+    return default_rest_api
 
 
 @pytest.fixture
