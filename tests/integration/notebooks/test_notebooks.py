@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,12 @@ pytestmark = pytest.mark.integration
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[3] / "notebooks").glob("*.py"))
 SEPARATOR = "# COMMAND ----------"
 HEADER = "# Databricks notebook source"
+EXPECTED = {
+    "01_quickstart",
+    "02_exactly_once_source_to_kafka",
+    "03_kafka_to_delta",
+    "04_offsets_management",
+}
 
 
 def python_cells(source: str) -> list[str]:
@@ -26,7 +33,24 @@ def python_cells(source: str) -> list[str]:
 
 
 def test_notebooks_are_present() -> None:
-    assert len(NOTEBOOKS) >= 2
+    assert {notebook.stem for notebook in NOTEBOOKS} >= EXPECTED
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_installs_the_library_first(notebook: Path) -> None:
+    cells = [cell.strip() for cell in notebook.read_text()[len(HEADER) :].split(SEPARATOR)]
+    first_code = next(cell for cell in cells if not cell.startswith("# MAGIC %md"))
+    assert first_code == "# MAGIC %pip install spark-eos-connect"
+
+
+def stop_leftovers(spark: Any, namespace: dict[str, Any]) -> None:
+    """Stop what a failed notebook left running: streaming queries and child processes."""
+    for query in spark.streams.active:
+        query.stop()
+    for value in namespace.values():
+        if isinstance(value, subprocess.Popen) and value.poll() is None:
+            value.terminate()
+            value.wait(30)
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
@@ -35,6 +59,9 @@ def test_notebook_runs_top_to_bottom(
 ) -> None:
     monkeypatch.setenv("EOSCONNECT_BOOTSTRAP_SERVERS", bootstrap_servers)
     namespace: dict[str, Any] = {"spark": spark, "__name__": "__notebook__"}
-    for index, cell in enumerate(python_cells(notebook.read_text())):
-        code = compile(cell, f"{notebook.name}[cell {index}]", "exec")
-        exec(code, namespace)
+    try:
+        for index, cell in enumerate(python_cells(notebook.read_text())):
+            code = compile(cell, f"{notebook.name}[cell {index}]", "exec")
+            exec(code, namespace)
+    finally:
+        stop_leftovers(spark, namespace)

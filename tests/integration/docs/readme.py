@@ -1,0 +1,153 @@
+"""The README's snippets (fenced code blocks and inline shell commands), keyed by a stable first
+line, and which test exercises each one. Pure Python: the unit tests load it too."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+README = REPO / "README.md"
+VENV_BIN = Path(sys.executable).parent
+"""Where the `eosconnect` console script the README runs is installed."""
+
+COMMAND_WORDS = frozenset(
+    {"python", "python3", "eosconnect", "make", "curl", "spark-submit", "pip"}
+)
+"""An inline code span is a command when its first word is one of these."""
+
+CI = "CI:"
+"""Prefix of a coverage entry exercised by CI itself rather than by a test in this folder."""
+
+COVERAGE: dict[str, str] = {
+    # `make demo` and `make test` are the two commands CI runs: `make test` runs this suite,
+    # `make demo` the demo job; both run `make setup` first (checked by the unit test).
+    "```bash make demo": f"{CI} make demo and make test",
+    "make setup": f"{CI} the first step of make demo and make test",
+    "make help": "test_make_help_lists_the_targets_the_readme_names",
+    "```python import spark_eos_connect": "test_quickstart_streams_the_generator_into_kafka",
+    "python jobs/source_to_kafka.py": "test_source_to_kafka_job_command",
+    "```python from spark_eos_connect.spark.delta import delta_sink": (
+        "test_delta_snippet_lands_committed_records_once"
+    ),
+    "python jobs/kafka_to_delta.py": "test_kafka_to_delta_job_command",
+    "make bench": "test_bench_command_on_a_small_run",
+    "python jobs/bench.py": "test_bench_command_on_a_small_run",
+    "eosconnect rest": "test_curl_block_against_eosconnect_rest_and_a_running_query",
+    "```bash curl -s 'localhost:8083/connectors?expand=status'": (
+        "test_curl_block_against_eosconnect_rest_and_a_running_query"
+    ),
+    "```bash export EOSCONNECT_BOOTSTRAP_SERVERS=localhost:9092": (
+        "test_cli_block_drives_a_registered_connector"
+    ),
+    "make docs": "test_make_docs_leaves_a_current_readme_unchanged",
+}
+"""Snippet key -> the test in `test_readme_snippets.py` that runs it (or a `CI:` note)."""
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """One fenced block (`lang` set) or inline command (`lang` empty) of the README."""
+
+    key: str
+    text: str
+    lang: str = ""
+
+
+_FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```", re.MULTILINE | re.DOTALL)
+_INLINE = re.compile(r"`([^`]+)`")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+def _first_line_key(lang: str, text: str) -> str:
+    first = next(line for line in text.splitlines() if line.strip())
+    return f"```{lang} {' '.join(strip_comment(first).split())}"
+
+
+def snippets(markdown: str) -> list[Snippet]:
+    """Every fenced block, then every inline command, in README order."""
+    found = [
+        Snippet(_first_line_key(m.group(2), m.group(3)), m.group(3), m.group(2))
+        for m in _FENCE.finditer(markdown)
+    ]
+    prose = _COMMENT.sub("", _FENCE.sub("", markdown))
+    for match in _INLINE.finditer(prose):
+        words = match.group(1).split()
+        if len(words) >= 2 and words[0] in COMMAND_WORDS:
+            found.append(Snippet(" ".join(words[:2]), " ".join(words)))
+    return found
+
+
+def snippet(key: str, markdown: str | None = None) -> Snippet:
+    """The README snippet with `key` (the first one when an inline command appears twice)."""
+    for candidate in snippets(README.read_text() if markdown is None else markdown):
+        if candidate.key == key:
+            return candidate
+    raise AssertionError(f"README.md has no snippet {key!r} any more: update COVERAGE")
+
+
+def strip_comment(line: str) -> str:
+    """A shell line without its trailing `# comment` (quotes respected)."""
+    return split_comment(line)[0]
+
+
+def split_comment(line: str) -> tuple[str, str]:
+    """`(command, comment)` of one shell line; `#` starts a comment after a blank, unquoted."""
+    quote = ""
+    for index, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (index == 0 or line[index - 1].isspace()):
+            return line[:index].rstrip(), line[index + 1 :].strip()
+    return line.rstrip(), ""
+
+
+def shell_lines(block: str) -> list[tuple[str, str]]:
+    """`(command, comment)` per command of a shell block, `\\` continuations joined."""
+    commands: list[tuple[str, str]] = []
+    pending = ""
+    for line in block.splitlines():
+        if line.rstrip().endswith("\\"):
+            pending += line.rstrip()[:-1] + " "
+            continue
+        command, comment = split_comment(pending + line)
+        pending = ""
+        if command.strip():
+            commands.append((command.strip(), comment))
+    return commands
+
+
+def replace_tokens(argv: list[str], replacements: dict[str, str]) -> list[str]:
+    """`argv` with whole tokens replaced; each token to replace must occur exactly once."""
+    for old in replacements:
+        assert argv.count(old) == 1, f"{old!r} should occur once in {shlex.join(argv)}"
+    return [replacements.get(token, token) for token in argv]
+
+
+def replace_literals(code: str, replacements: dict[str, str]) -> str:
+    """`code` with exact string literals `"old"` replaced by `"new"` (each must occur)."""
+    for old, new in replacements.items():
+        assert f'"{old}"' in code, f'the snippet no longer contains "{old}"'
+        code = code.replace(f'"{old}"', f'"{new}"')
+    return code
+
+
+def make_targets(makefile: str) -> dict[str, tuple[list[str], list[str]]]:
+    """Target -> (prerequisites, recipe lines) of a simple Makefile."""
+    targets: dict[str, tuple[list[str], list[str]]] = {}
+    current: list[str] | None = None
+    for line in makefile.splitlines():
+        rule = re.match(r"^([a-z][\w-]*):(?!=)([^#]*)", line)
+        if rule:
+            current = []
+            targets[rule.group(1)] = (rule.group(2).split(), current)
+        elif line.startswith("\t") and current is not None:
+            current.append(line[1:])
+        elif line.strip() and not line.startswith("#"):
+            current = None
+    return targets

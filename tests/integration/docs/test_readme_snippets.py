@@ -1,0 +1,358 @@
+"""Every README snippet runs against the test broker: the text comes from README.md itself, with
+only addresses, names and paths substituted, so an edited README is what gets tested.
+`tests/unit/test_readme_coverage.py` fails when a snippet has no test here."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from delta.tables import DeltaTable
+
+from spark_eos_connect.connectors.generator import parse_generated_value
+from spark_eos_connect.herder import Herder
+from spark_eos_connect.testing import wait_for
+
+from .readme import (
+    REPO,
+    VENV_BIN,
+    make_targets,
+    replace_literals,
+    replace_tokens,
+    shell_lines,
+    snippet,
+)
+
+pytestmark = pytest.mark.integration
+
+CURL_BLOCK = "```bash curl -s 'localhost:8083/connectors?expand=status'"
+CLI_BLOCK = "```bash export EOSCONNECT_BOOTSTRAP_SERVERS=localhost:9092"
+
+
+def positions(records: list[Any]) -> dict[int, list[int]]:
+    """Generator positions per task, in topic order."""
+    by_task: dict[int, list[int]] = {}
+    for record in records:
+        task, position = parse_generated_value(record.value)
+        by_task.setdefault(task, []).append(position)
+    return by_task
+
+
+def run_python_block(code: str, namespace: dict[str, Any], what: str) -> dict[str, Any]:
+    """Execute a README Python block in `namespace` (returned)."""
+    exec(compile(code, f"README.md[{what}]", "exec"), namespace)
+    return namespace
+
+
+def job_argv(command: str, replacements: dict[str, str], bootstrap_servers: str) -> list[str]:
+    """A README `python jobs/...` command made concrete, on the test broker."""
+    argv = replace_tokens(shlex.split(command), replacements)
+    assert argv[0] == "python" and argv[1].startswith("jobs/"), command
+    assert "--bootstrap-servers" not in argv
+    return [sys.executable, *argv[1:], "--bootstrap-servers", bootstrap_servers]
+
+
+def run_job(argv: list[str], timeout_s: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run a job from the repository root as the README's users do."""
+    result = subprocess.run(
+        argv, cwd=REPO, capture_output=True, text=True, timeout=timeout_s, check=False
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    return result
+
+
+# --- Python blocks ------------------------------------------------------------------------------
+
+
+def test_quickstart_streams_the_generator_into_kafka(
+    spark: Any,
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    read_committed: Callable[..., list[Any]],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    topic, name = topic_factory("orders"), unique_name("orders-generator")
+    code = replace_literals(
+        snippet("```python import spark_eos_connect").text,
+        {
+            "127.0.0.1:9092": bootstrap_servers,
+            "orders-generator": name,
+            "orders": topic,
+            "/tmp/checkpoints/orders": str(tmp_path / "ck"),
+        },
+    )
+    query = run_python_block(code, {}, "quickstart")["query"]
+    try:
+        wait_for(lambda: len(positions(read_committed(topic))) == 2, 120, "both tasks' records")
+    finally:
+        query.stop()
+
+    written = positions(read_committed(topic))
+    assert sorted(written) == [0, 1]  # tasks.max=2
+    for task_positions in written.values():
+        assert task_positions == list(range(len(task_positions)))  # each record once, in order
+
+
+def test_delta_snippet_lands_committed_records_once(
+    spark: Any,
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    produce_transaction: Callable[..., None],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    topic, table = topic_factory("orders", partitions=2), tmp_path / "table"
+    produce_transaction(topic, [f"c{i}".encode() for i in range(6)], partitions=2)
+    produce_transaction(topic, [b"aborted"] * 3, commit=False, partitions=2)
+    produce_transaction(topic, [b"c6", b"c7"], partitions=2)
+    code = replace_literals(
+        snippet("```python from spark_eos_connect.spark.delta import delta_sink").text,
+        {
+            "127.0.0.1:9092": bootstrap_servers,
+            "orders-to-delta": unique_name("orders-to-delta"),
+            "orders": topic,
+            "/tmp/tables/orders": str(table),
+            "/tmp/checkpoints/orders-to-delta": str(tmp_path / "ck"),
+        },
+    )
+
+    def rows() -> int:
+        if not DeltaTable.isDeltaTable(spark, str(table)):
+            return 0
+        return int(spark.read.format("delta").load(str(table)).count())
+
+    query = run_python_block(code, {"spark": spark}, "delta")["query"]
+    try:
+        wait_for(lambda: rows() >= 8, 120, "8 rows in the Delta table")
+    finally:
+        query.stop()
+
+    values = [r.value for r in spark.read.format("delta").load(str(table)).collect()]
+    assert sorted(values) == [f"c{i}".encode() for i in range(8)]
+
+
+# --- shell commands -----------------------------------------------------------------------------
+
+
+def test_source_to_kafka_job_command(
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    read_committed: Callable[..., list[Any]],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    topic = topic_factory("orders")
+    argv = job_argv(
+        snippet("python jobs/source_to_kafka.py").text,
+        {"gen": unique_name("gen"), "topic=orders": f"topic={topic}", "/tmp/ck": str(tmp_path)},
+        bootstrap_servers,
+    )
+    max_records = next(int(a.split("=")[1]) for a in argv if a.startswith("max.records="))
+
+    run_job(argv)
+
+    assert positions(read_committed(topic)) == {0: list(range(max_records))}
+
+
+def test_kafka_to_delta_job_command(
+    spark: Any,
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    produce_transaction: Callable[..., None],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    topic, table = topic_factory("t", partitions=2), tmp_path / "table"
+    produce_transaction(topic, [f"v{i}".encode() for i in range(5)], partitions=2)
+    produce_transaction(topic, [b"aborted"], commit=False)
+    argv = job_argv(
+        snippet("python jobs/kafka_to_delta.py").text,
+        {"n": unique_name("n"), "t": topic, "/tmp/t": str(table), "/tmp/ck": str(tmp_path / "ck")},
+        bootstrap_servers,
+    )
+
+    run_job(argv)
+
+    values = [r.value for r in spark.read.format("delta").load(str(table)).collect()]
+    assert sorted(values) == [f"v{i}".encode() for i in range(5)]
+
+
+def test_bench_command_on_a_small_run() -> None:
+    """`make bench` is `python jobs/bench.py`; run here on 2,000 records instead of 1,000,000."""
+    [recipe] = make_targets((REPO / "Makefile").read_text())["bench"][1]
+    assert recipe == "$(PY) " + snippet("python jobs/bench.py").text.removeprefix("python ")
+    argv = shlex.split(snippet("python jobs/bench.py").text)
+    small = ["--records", "2000", "--tasks", "2", "--per-trigger", "1000", "--value-size", "10"]
+
+    result = run_job([sys.executable, *argv[1:], *small], timeout_s=400)
+
+    assert "| eosconnect exactly-once  |   2,000 |" in result.stdout, result.stdout[-3000:]
+    assert result.stdout.count("OK ") >= 3  # each mode verified with a read_committed count
+
+
+def test_make_help_lists_the_targets_the_readme_names() -> None:
+    result = subprocess.run(
+        ["make", "--no-print-directory", "help"], cwd=REPO, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    listed = {line.split()[0] for line in result.stdout.splitlines() if line.strip()}
+    named = set(re.findall(r"`make (\w+)`", (REPO / "README.md").read_text()))
+    assert named and named <= listed
+
+
+def test_make_docs_leaves_a_current_readme_unchanged(tmp_path: Path) -> None:
+    """`make docs` runs `python -m spark_eos_connect.docs --write README.md`: on a copy here."""
+    [recipe] = make_targets((REPO / "Makefile").read_text())["docs"][1]
+    argv = shlex.split(recipe)
+    assert argv[0] == "$(PY)" and argv[-1] == "README.md", recipe
+    copy = tmp_path / "README.md"
+    copy.write_text((REPO / "README.md").read_text())
+
+    subprocess.run([sys.executable, *argv[1:-1], str(copy)], cwd=REPO, check=True, timeout=60)
+
+    assert copy.read_text() == (REPO / "README.md").read_text()
+
+
+# --- the REST API with curl, and the same operations from the CLI -------------------------------
+
+
+def curl(command: str, body: Path) -> tuple[int, Any]:
+    """Run one README curl line; (HTTP status, JSON body or None)."""
+    result = subprocess.run(
+        ["bash", "-c", f"{command} -o {shlex.quote(str(body))} -w '%{{http_code}}'"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    text = body.read_text() if body.exists() else ""
+    body.unlink(missing_ok=True)
+    return int(result.stdout), json.loads(text) if text else None
+
+
+def request_of(command: str) -> tuple[str, str]:
+    """(HTTP method, last path segment) of a curl command line."""
+    method = re.search(r"-X (\w+)", command)
+    url = next(word for word in shlex.split(command) if "localhost:8083" in word)
+    return method.group(1) if method else "GET", url.split("?")[0].rsplit("/", 1)[-1]
+
+
+def test_curl_block_against_eosconnect_rest_and_a_running_query(
+    rest_address: str,
+    generator_query: Callable[[str, str], Any],
+    topic_factory: Callable[..., str],
+    read_committed: Callable[..., list[Any]],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    name, topic = unique_name("orders-generator"), topic_factory("orders")
+    lines = shell_lines(snippet(CURL_BLOCK).text)
+    assert lines and all(line.startswith("curl ") for line, _ in lines)
+    query = generator_query(name, topic)
+
+    def written() -> list[int]:
+        return positions(read_committed(topic)).get(0, [])
+
+    wait_for(lambda: len(written()) > 0, 120, "records before the curl commands")
+    assert httpx.get(f"http://{rest_address}/openapi.json").status_code == 200
+    before: list[int] = []
+
+    def running(body: Any) -> None:
+        assert body[name]["status"]["connector"]["state"] == "RUNNING", body
+
+    def stopped(body: None) -> None:
+        wait_for(lambda: not query.status["isTriggerActive"], 60, "the query to go idle")
+        before[:] = before or written()  # at the first stop: what the query wrote until then
+
+    def offsets(body: Any) -> None:
+        offset = {"position": len(before)}
+        partition = {"generator": name, "task": 0}
+        assert body == {"offsets": [{"partition": partition, "offset": offset}]}
+
+    def resumed(body: None) -> None:
+        wait_for(lambda: len(written()) > len(before) + 50, 120, "records after the resume")
+
+    def done(body: Any) -> None:
+        assert "message" in body, body
+
+    checks: dict[tuple[str, str], Callable[[Any], None]] = {
+        ("GET", "connectors"): running,
+        ("PUT", "stop"): stopped,
+        ("GET", "offsets"): offsets,
+        ("PATCH", "offsets"): done,
+        ("PUT", "resume"): resumed,
+        ("DELETE", "offsets"): done,
+    }
+    for line, comment in lines:
+        command = line.replace("localhost:8083", rest_address).replace("orders-generator", name)
+        documented = re.match(r"(\d{3})\b", comment)
+        assert documented, f"README curl line without its status code comment: {line}"
+        status, body = curl(command, tmp_path / "body.json")
+        assert status == int(documented.group(1)), (line, body)
+        checks[request_of(line)](body)
+    query.stop()
+
+    after = written()[len(before) :]
+    assert before and before == list(range(len(before)))
+    assert after and after == list(range(5000, 5000 + len(after)))  # from the PATCH
+    assert httpx.get(f"http://{rest_address}/connectors/{name}/offsets").json() == {"offsets": []}
+
+
+def bash(script: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run a shell script the way a user's shell would."""
+    return subprocess.run(
+        ["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_cli_block_drives_a_registered_connector(
+    bootstrap_servers: str,
+    kafka_config: dict[str, Any],
+    topic_factory: Callable[..., str],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    name, topic = unique_name("orders-generator"), topic_factory("orders")
+    patch = next(line for line, _ in shell_lines(snippet(CURL_BLOCK).text) if " -d " in line)
+    body = shlex.split(patch)[-1].replace("orders-generator", name)
+    (tmp_path / "offsets.json").write_text(body)  # "offsets.json holding the PATCH body above"
+    env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("EOSCONNECT_BOOTSTRAP_SERVERS", None)
+    herder = Herder(kafka_config).start()
+    try:
+        herder.create(name, {"connector.class": "Generator", "topic": topic})
+        exports = ""
+        outputs: dict[str, Any] = {}
+        for line, _ in shell_lines(snippet(CLI_BLOCK).text):
+            command = line.replace("localhost:9092", bootstrap_servers)
+            command = command.replace("orders-generator", name)
+            if command.startswith("export "):
+                exports += command + "\n"
+                continue
+            result = bash(exports + command, env, tmp_path)
+            assert result.returncode == 0, (line, result.stderr[-3000:])
+            outputs[" ".join(shlex.split(line)[1:3])] = json.loads(result.stdout)
+            if line.startswith("eosconnect offsets alter"):
+                assert herder.offsets(name) == json.loads(body)
+
+        assert name in outputs["connectors --expand"]
+        assert outputs["status orders-generator"]["name"] == name
+        assert outputs["offsets get"] == {"offsets": []}
+        assert outputs["resume orders-generator"]["target_state"] == "STARTED"
+        assert herder.offsets(name) == {"offsets": []}  # altered, then reset
+
+        # "exit code 0, 1 when refused, 2 on usage errors"
+        assert bash(f"{exports}eosconnect offsets reset {name}", env, tmp_path).returncode == 1
+        assert bash(f"eosconnect status {name}", env, tmp_path).returncode == 2
+    finally:
+        herder.close()
