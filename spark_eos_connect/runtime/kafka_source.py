@@ -76,7 +76,9 @@ READER_CONFIG = (
         None,
         None,
         "medium",
-        "Connector name: the stream starts from consumer group `connect-<name>`'s offsets.",
+        "Connector name: the stream starts from consumer group `connect-<name>`'s offsets and "
+        "follows the connector's target state in the config topic (registered there when "
+        "`connector.class` is set); after a stop it continues from the group's offsets.",
     )
     .define(
         "startingoffsets",

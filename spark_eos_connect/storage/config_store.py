@@ -226,9 +226,18 @@ class ConfigLeader:
         self._transaction([(restart_key(name), value)])
 
     def stop_connector(self, name: str) -> None:
-        """An empty task set (commit with 0 tasks), then target state STOPPED (as Connect)."""
-        self.put_task_configs(name, [])
-        self.put_target_state(name, TargetState.STOPPED)
+        """An empty task set (commit with 0 tasks), then target state STOPPED, in ONE transaction.
+
+        Connect writes them in this order; one transaction means no reader ever sees the empty
+        task set with the connector still STARTED (which a running driver would take for a stop
+        and resume, and start a new generation that leaves the connector unmodifiable).
+        """
+        self._transaction(
+            [
+                (commit_key(name), encode_commit(0)),
+                (target_state_key(name), encode_target_state(TargetState.STOPPED)),
+            ]
+        )
 
     def close(self) -> None:
         """Release the producer (it stays fenced-safe: nothing is left open)."""
