@@ -27,14 +27,16 @@ jars: $(EOSCONNECT_JARS_DIR)/.fetched ## fetch the Kafka broker and Delta jars f
 demo: setup ## start a local broker and run the demo job end to end
 	$(PY) jobs/demo.py
 
+TEST_WORKERS ?= 2
+
 test: setup ## unit and integration tests against a real local broker, Spark and Delta
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS)
 
 unit: setup ## unit tests only (no broker, no Spark)
 	$(PY) -m pytest tests/unit
 
 integration: setup ## integration tests only
-	$(PY) -m pytest tests/integration
+	$(PY) -m pytest -n $(TEST_WORKERS) tests/integration
 
 lint: setup ## ruff and mypy
 	$(VENV)/bin/ruff check .
