@@ -110,6 +110,44 @@ def default_rest_api(kafka_config: dict[str, Any]) -> Iterator[Any]:
 
 
 @pytest.fixture
+def generator_query(
+    spark: Any, bootstrap_servers: str, tmp_path: Path
+) -> Iterator[Callable[..., Any]]:
+    """`start(name, topic, **options)`: a running Generator source query into Kafka (1 task, 200
+    records/s, polls of 50, 200 ms trigger; `options` override or add reader options), stopped
+    at teardown."""
+    started: list[Any] = []
+
+    def start(name: str, topic: str, **options: str) -> Any:
+        kafka = {"kafka.bootstrap.servers": bootstrap_servers}
+        reader = {
+            "connector.class": "Generator",
+            "rate": "200",
+            "records.per.poll": "50",
+            "maxPollDurationMs": "500",
+            **options,
+        }
+        stream = (
+            spark.readStream.format("eosconnect")
+            .options(name=name, topic=topic, **reader, **kafka)
+            .load()
+        )
+        query = (
+            stream.writeStream.format("eosconnect")
+            .options(name=name, **kafka)
+            .option("checkpointLocation", str(tmp_path / f"ck-{name}"))
+            .trigger(processingTime="200 milliseconds")
+            .start()
+        )
+        started.append(query)
+        return query
+
+    yield start
+    for query in started:
+        query.stop()
+
+
+@pytest.fixture
 def unique_name() -> Callable[[str], str]:
     """Unique names for connectors, groups and folders."""
     return lambda prefix: f"{prefix}-{uuid.uuid4().hex[:10]}"

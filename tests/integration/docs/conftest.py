@@ -58,39 +58,6 @@ def rest_address(bootstrap_servers: str, tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture
-def generator_query(
-    spark: Any, bootstrap_servers: str, tmp_path: Path
-) -> Iterator[Callable[[str, str], Any]]:
-    """`start(name, topic)`: a running Generator query (1 task, 200 records/s, 200 ms trigger),
-    stopped at teardown."""
-    started: list[Any] = []
-
-    def start(name: str, topic: str) -> Any:
-        kafka = {"kafka.bootstrap.servers": bootstrap_servers}
-        stream = (
-            spark.readStream.format("eosconnect")
-            .options(name=name, topic=topic, rate="200", **kafka)
-            .option("connector.class", "Generator")
-            .option("records.per.poll", "50")
-            .option("maxPollDurationMs", "500")
-            .load()
-        )
-        query = (
-            stream.writeStream.format("eosconnect")
-            .options(name=name, **kafka)
-            .option("checkpointLocation", str(tmp_path / f"ck-{name}"))
-            .trigger(processingTime="200 milliseconds")
-            .start()
-        )
-        started.append(query)
-        return query
-
-    yield start
-    for query in started:
-        query.stop()
-
-
-@pytest.fixture
 def produce_transaction(kafka_config: dict[str, Any]) -> Iterator[Callable[..., None]]:
     """`produce_transaction(topic, values, commit=True)`: one transaction, round-robin over
     `partitions` partitions."""

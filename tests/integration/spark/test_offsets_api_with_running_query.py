@@ -4,7 +4,6 @@ altered (then reset) through the REST API, and on resume the query continues exa
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,32 +25,15 @@ def positions(read_committed: Callable[..., list[Any]], topic: str) -> list[int]
 
 
 def test_alter_then_reset_offsets_of_a_stopped_running_query(
-    spark: Any,
+    generator_query: Callable[..., Any],
     rest: TestClient,
-    bootstrap_servers: str,
     topic_factory: Callable[..., str],
     read_committed: Callable[..., list[Any]],
     unique_name: Callable[[str], str],
-    tmp_path: Path,
 ) -> None:
     topic = topic_factory("altered")
     name = unique_name("altered")
-    kafka = {"kafka.bootstrap.servers": bootstrap_servers}
-    stream = (
-        spark.readStream.format("eosconnect")
-        .options(name=name, topic=topic, rate="200", **kafka)
-        .option("connector.class", "Generator")
-        .option("records.per.poll", "50")
-        .option("maxPollDurationMs", "500")
-        .load()
-    )
-    query = (
-        stream.writeStream.format("eosconnect")
-        .options(name=name, **kafka)
-        .option("checkpointLocation", str(tmp_path / "ck"))
-        .trigger(processingTime="200 milliseconds")
-        .start()
-    )
+    query = generator_query(name, topic)
     try:
         wait_for(lambda: len(read_committed(topic)) > 0, 120, "records before the stop")
         assert rest.patch(f"/connectors/{name}/offsets", json={"offsets": []}).status_code == 400

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.integration
 
 
 def test_stop_then_resume_a_running_query(
-    spark: Any,
+    generator_query: Callable[..., Any],
     bootstrap_servers: str,
     topic_factory: Callable[..., str],
     read_committed: Callable[..., list[Any]],
@@ -30,22 +30,13 @@ def test_stop_then_resume_a_running_query(
 ) -> None:
     topic = topic_factory("lifecycle")
     name = unique_name("lifecycle")
-    kafka = {"kafka.bootstrap.servers": bootstrap_servers}
-    stream = (
-        spark.readStream.format("eosconnect")
-        .options(name=name, topic=topic, rate="200", **kafka)
-        .option("connector.class", "spark_eos_connect.testing.FaultyGeneratorConnector")
-        .option("faults.dir", str(tmp_path))
-        .option("records.per.poll", "50")
-        .option("maxPollDurationMs", "500")
-        .load()
-    )
-    query = (
-        stream.writeStream.format("eosconnect")
-        .options(name=name, **kafka)
-        .option("checkpointLocation", str(tmp_path / "ck"))
-        .trigger(processingTime="200 milliseconds")
-        .start()
+    query = generator_query(
+        name,
+        topic,
+        **{
+            "connector.class": "spark_eos_connect.testing.FaultyGeneratorConnector",
+            "faults.dir": str(tmp_path),
+        },
     )
     store = KafkaConfigStore(
         {"bootstrap.servers": bootstrap_servers}, "eosconnect-configs", "eosconnect"
