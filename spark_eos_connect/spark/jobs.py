@@ -103,9 +103,9 @@ def stop_between_batches(query: Any, timeout_s: float = 60.0) -> None:
 
 def run_query(
     query: Any, until_idle: bool, timeout_s: float | None, stop_requested: threading.Event
-) -> None:
+) -> bool:
     """Wait until the source is idle, the time is up, a signal arrives or the query fails;
-    then stop it between two micro-batches."""
+    then stop it between two micro-batches. False when a signal asked for the stop."""
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     seen_batches: set[int] = set()
     idle = False
@@ -125,6 +125,7 @@ def run_query(
     error = query.exception()
     if error is not None:
         raise RuntimeError(f"the streaming query failed: {error}")
+    return not stop_requested.is_set()
 
 
 def options_dict(pairs: Sequence[tuple[str, str]], prefix: str = "") -> dict[str, str]:
