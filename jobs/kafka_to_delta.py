@@ -16,6 +16,7 @@ import argparse
 import sys
 
 from spark_eos_connect.runtime.faults import arm_driver_group
+from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.jobs import (
     add_common_arguments,
     kafka_for_job,
@@ -100,6 +101,7 @@ def connector_options(args: argparse.Namespace, bootstrap: str) -> dict[str, str
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     arm_driver_group()
+    arm_drain_file()  # before Spark starts: SIGTERM then stops between two micro-batches
     from spark_eos_connect.spark.delta import delta_sink, starting_offsets
     from spark_eos_connect.spark.session import local_spark_session
 

@@ -45,6 +45,7 @@ from spark_eos_connect.runtime.sink_lifecycle import (
     parse_sink_lifecycle,
     rebased,
 )
+from spark_eos_connect.spark.drain import draining
 
 log = logging.getLogger(__name__)
 
@@ -105,10 +106,13 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
     ) -> dict[str, Any]:
         """Driver: the next batch's end, capped by the read limit (shared by lag).
 
-        While the connector is PAUSED or STOPPED: `start` (no new batch). After a stop: a batch
-        from the group's offsets, its start recorded in the end (`sink_lifecycle`).
+        While the connector is PAUSED or STOPPED, or the job drains: `start` (no new batch).
+        After a stop: a batch from the group's offsets, its start recorded in the end
+        (`sink_lifecycle`).
         """
         current = decode_stream_offsets(start)
+        if draining():  # the job is stopping between micro-batches
+            return start if start is not None else encode_stream_offsets(current)
         connector = self._connector()
         view = connector.view() if connector is not None else None
         if view is not None and not view.running:

@@ -27,6 +27,7 @@ COVERAGE: dict[str, str] = {
     # `make demo` the demo job; both run `make setup` first (checked by the unit test).
     "```bash make demo": f"{CI} make demo and make test",
     "make setup": f"{CI} the first step of make demo and make test",
+    "make test": f"{CI} .ci/run runs it",
     "make help": "test_make_help_lists_the_targets_the_readme_names",
     "```python import spark_eos_connect": "test_quickstart_streams_the_generator_into_kafka",
     "python jobs/source_to_kafka.py": "test_source_to_kafka_job_command",

@@ -1,0 +1,76 @@
+"""jobs/kafka_to_delta.py under SIGTERM: it stops between micro-batches with exit code 0, and a
+restart completes the table with every record exactly once."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spark_eos_connect.testing import wait_for
+
+pytestmark = pytest.mark.integration
+
+JOB = Path(__file__).resolve().parents[3] / "jobs" / "kafka_to_delta.py"
+RECORDS = 400
+
+
+def delta_commits(table: Path) -> int:
+    log = table / "_delta_log"
+    return len(list(log.glob("*.json"))) if log.exists() else 0
+
+
+def test_sigterm_stops_between_batches_and_a_restart_completes_the_table(
+    spark: Any,
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    produce: Callable[..., None],
+    run_job: Callable[..., Any],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    topic = topic_factory("sigterm-delta", partitions=2)
+    produce(topic, [(n % 2, None, json.dumps({"id": n}).encode()) for n in range(RECORDS)])
+    table = tmp_path / "table"
+    args = [
+        "--name", unique_name("sigterm-delta"), "--topics", topic, "--path", str(table),
+        "--value-schema", "id INT", "--max-records-per-trigger", "50",
+        "--trigger-interval", "1 second", "--bootstrap-servers", bootstrap_servers,
+        "--checkpoint", str(tmp_path / "checkpoint"),
+    ]  # fmt: skip
+    job = subprocess.Popen(
+        [sys.executable, str(JOB), *args],
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        wait_for(lambda: delta_commits(table) >= 2, 180, "the job's first Delta commits")
+        job.send_signal(signal.SIGTERM)
+        output, _ = job.communicate(timeout=180)
+    finally:
+        if job.poll() is None:
+            job.kill()
+            job.wait()
+
+    assert job.returncode == 0, output[-3000:]
+    assert "offsets committed" in output  # the one-line summary of a micro-batch
+    written = spark.read.format("delta").load(str(table)).count()
+    assert 0 < written < RECORDS  # stopped before the end, at a batch boundary
+
+    resume = ["--max-records-per-trigger", str(RECORDS), "--trigger-interval", "0 seconds"]
+    resumed = run_job("kafka_to_delta.py", *args, *resume, "--until-idle", "--timeout", "240")
+
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    ids = Counter(r.id for r in spark.read.format("delta").load(str(table)).collect())
+    assert set(ids) == set(range(RECORDS)) and set(ids.values()) == {1}
