@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -160,6 +163,62 @@ def work_dir(tmp_path: Path) -> Path:
 
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def load_job() -> Callable[[str], ModuleType]:
+    """Imports `jobs/<script>` as a module (jobs are scripts, not package modules)."""
+
+    def load(script: str) -> ModuleType:
+        spec = importlib.util.spec_from_file_location(
+            f"jobs_{Path(script).stem}", REPO_ROOT / "jobs" / script
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load
+
+
+@dataclass
+class BackgroundJob:
+    """A job started by `start_job`: its process and the file its stdout and stderr go to."""
+
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def stop(self, sig: int, timeout_s: float) -> str:
+        """Send `sig`, wait for the exit, and return everything the job printed."""
+        self.process.send_signal(sig)
+        self.process.wait(timeout=timeout_s)
+        return self.log.read_text()
+
+
+@pytest.fixture
+def start_job(tmp_path: Path) -> Iterator[Callable[..., BackgroundJob]]:
+    """Starts `jobs/<script>` in the background in its own process group (output to a file, so
+    a chatty job never blocks on a full pipe); still-running jobs are killed at teardown."""
+    started: list[BackgroundJob] = []
+
+    def start(script: str, *args: str) -> BackgroundJob:
+        log = tmp_path / f"{Path(script).stem}-{len(started)}.log"
+        with log.open("wb") as sink:
+            process = subprocess.Popen(
+                [sys.executable, str(REPO_ROOT / "jobs" / script), *args],
+                env=dict(os.environ),
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        started.append(BackgroundJob(process, log))
+        return started[-1]
+
+    yield start
+    for job in started:
+        if job.process.poll() is None:
+            job.process.kill()
+            job.process.wait()
 
 
 @pytest.fixture

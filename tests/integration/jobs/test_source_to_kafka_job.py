@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,7 +12,6 @@ import pytest
 from spark_eos_connect.kafka.clients import read_to_end
 from spark_eos_connect.testing import wait_for
 
-from ..runtime.test_source_broker_restart import REPO
 from ..runtime.test_source_crash_recovery import assert_each_record_exactly_once, pipeline_args
 
 pytestmark = pytest.mark.integration
@@ -27,6 +23,7 @@ def test_sigterm_stops_between_batches_and_leaves_no_open_transaction(
     topic_factory: Callable[..., str],
     read_committed: Callable[..., list[Any]],
     run_job: Callable[..., Any],
+    start_job: Callable[..., Any],
     unique_name: Callable[[str], str],
     tmp_path: Path,
 ) -> None:
@@ -36,24 +33,11 @@ def test_sigterm_stops_between_batches_and_leaves_no_open_transaction(
         "--option",
         "rate=300",
     ]
-    job = subprocess.Popen(
-        [sys.executable, str(REPO / "jobs" / "source_to_kafka.py"), *args],
-        env=dict(os.environ),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        wait_for(lambda: len(read_committed(topic)) > 0, 180, "the first committed records")
-        job.send_signal(signal.SIGTERM)
-        output, _ = job.communicate(timeout=180)
-    finally:
-        if job.poll() is None:
-            job.kill()
-            job.wait()
+    job = start_job("source_to_kafka.py", *args)
+    wait_for(lambda: len(read_committed(topic)) > 0, 180, "the first committed records")
+    output = job.stop(signal.SIGTERM, timeout_s=180)
 
-    assert job.returncode == 0, output[-3000:]
+    assert job.process.returncode == 0, output[-3000:]
     assert "records," in output  # the one-line summary of at least one micro-batch
     # Reading up to the high watermark finishes only if no transaction is left open.
     read_to_end(kafka_config, [topic], wait_for_open_transactions=True, timeout_s=20)

@@ -3,9 +3,6 @@ restarted (if it died), read_committed sees every generated record exactly once.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,8 +19,6 @@ from .test_source_crash_recovery import (
 
 pytestmark = pytest.mark.integration
 
-REPO = Path(__file__).resolve().parents[3]
-
 
 def test_broker_restart_under_a_running_pipeline(
     kafka_broker: BrokerProcess | None,
@@ -31,6 +26,7 @@ def test_broker_restart_under_a_running_pipeline(
     topic_factory: Callable[..., str],
     read_committed: Callable[..., list[Any]],
     run_job: Callable[..., Any],
+    start_job: Callable[..., Any],
     unique_name: Callable[[str], str],
     tmp_path: Path,
 ) -> None:
@@ -44,24 +40,13 @@ def test_broker_restart_under_a_running_pipeline(
         "--option",
         "rate=300",
     ]
-    job = subprocess.Popen(
-        [sys.executable, str(REPO / "jobs" / "source_to_kafka.py"), *args],
-        env=dict(os.environ),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        wait_for(lambda: len(read_committed(topic)) > 0, 180, "the first committed records")
-        assert job.poll() is None, "the job finished before the broker restart"
-        kafka_broker.restart()
-        job.wait(timeout=300)
-    finally:
-        if job.poll() is None:
-            job.kill()
-            job.wait()
+    job = start_job("source_to_kafka.py", *args)
+    wait_for(lambda: len(read_committed(topic)) > 0, 180, "the first committed records")
+    assert job.process.poll() is None, "the job finished before the broker restart"
+    kafka_broker.restart()
+    job.process.wait(timeout=300)
 
-    if len(read_committed(topic)) < 2 * RECORDS_PER_TASK or job.returncode != 0:
+    if len(read_committed(topic)) < 2 * RECORDS_PER_TASK or job.process.returncode != 0:
         restarted = run_job("source_to_kafka.py", *args)
         assert restarted.returncode == 0, restarted.stderr[-3000:]
     assert_each_record_exactly_once(read_committed(topic))

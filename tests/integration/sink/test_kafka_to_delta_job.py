@@ -4,10 +4,7 @@ restart completes the table with every record exactly once."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +16,6 @@ from spark_eos_connect.testing import wait_for
 
 pytestmark = pytest.mark.integration
 
-JOB = Path(__file__).resolve().parents[3] / "jobs" / "kafka_to_delta.py"
 RECORDS = 400
 
 
@@ -34,6 +30,7 @@ def test_sigterm_stops_between_batches_and_a_restart_completes_the_table(
     topic_factory: Callable[..., str],
     produce: Callable[..., None],
     run_job: Callable[..., Any],
+    start_job: Callable[..., Any],
     unique_name: Callable[[str], str],
     tmp_path: Path,
 ) -> None:
@@ -46,24 +43,11 @@ def test_sigterm_stops_between_batches_and_a_restart_completes_the_table(
         "--trigger-interval", "1 second", "--bootstrap-servers", bootstrap_servers,
         "--checkpoint", str(tmp_path / "checkpoint"),
     ]  # fmt: skip
-    job = subprocess.Popen(
-        [sys.executable, str(JOB), *args],
-        env=dict(os.environ),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        wait_for(lambda: delta_commits(table) >= 2, 180, "the job's first Delta commits")
-        job.send_signal(signal.SIGTERM)
-        output, _ = job.communicate(timeout=180)
-    finally:
-        if job.poll() is None:
-            job.kill()
-            job.wait()
+    job = start_job("kafka_to_delta.py", *args)
+    wait_for(lambda: delta_commits(table) >= 2, 180, "the job's first Delta commits")
+    output = job.stop(signal.SIGTERM, timeout_s=180)
 
-    assert job.returncode == 0, output[-3000:]
+    assert job.process.returncode == 0, output[-3000:]
     assert "offsets committed" in output  # the one-line summary of a micro-batch
     written = spark.read.format("delta").load(str(table)).count()
     assert 0 < written < RECORDS  # stopped before the end, at a batch boundary

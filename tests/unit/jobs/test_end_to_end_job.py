@@ -2,30 +2,22 @@
 
 from __future__ import annotations
 
-import importlib.util
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
-JOB = Path(__file__).resolve().parents[3] / "jobs" / "end_to_end.py"
-
 
 @pytest.fixture(scope="module")
-def job() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("end_to_end_job", JOB)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def job(load_job: Callable[[str], ModuleType]) -> ModuleType:
+    return load_job("end_to_end.py")
 
 
-def test_help_lists_the_passthrough_options() -> None:
-    shown = subprocess.run(
-        [sys.executable, str(JOB), "--help"], capture_output=True, text=True, check=True
-    )
+def test_help_lists_the_passthrough_options(run_job: Callable[..., Any]) -> None:
+    shown = run_job("end_to_end.py", "--help")
+    assert shown.returncode == 0, shown.stderr
 
     text = " ".join(shown.stdout.split())
     assert "exactly once end to end" in text

@@ -2,30 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
-import subprocess
-import sys
-from pathlib import Path
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 import pytest
 
-JOB = Path(__file__).resolve().parents[3] / "jobs" / "kafka_to_delta.py"
-
 
 @pytest.fixture(scope="module")
-def job() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("kafka_to_delta_job", JOB)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def job(load_job: Callable[[str], ModuleType]) -> ModuleType:
+    return load_job("kafka_to_delta.py")
 
 
-def test_help_describes_the_job() -> None:
-    shown = subprocess.run(
-        [sys.executable, str(JOB), "--help"], capture_output=True, text=True, check=True
-    )
+def test_help_describes_the_job(run_job: Callable[..., Any]) -> None:
+    shown = run_job("kafka_to_delta.py", "--help")
+    assert shown.returncode == 0, shown.stderr
 
     assert "Delta Lake table, exactly once" in shown.stdout
     for flag in ("--topics-regex", "--delta-mode", "--value-schema", "--until-idle"):
