@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export EOSCONNECT_JARS_DIR ?= $(CURDIR)/.jars
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: help setup jars demo test unit integration lint bench docs clean
+.PHONY: help setup jars demo test unit integration lint bench docs dist clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -43,11 +43,19 @@ lint: setup ## ruff and mypy
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-bench: setup ## records/s: raw transactional producer vs the pipeline (exactly-once, at-least-once)
+bench: setup $(VENV)/.bench-installed ## records/s vs the limit, Kafka Connect's EOS worker, Spark's Kafka source (BENCH_ARGS=--quick: short)
 	$(PY) jobs/bench.py
+
+$(VENV)/.bench-installed: $(VENV)/.installed
+	$(PY) -m pip install -q -e ".[bench]"
+	touch $@
+
+dist: setup ## build the wheel and the sdist into dist/ (PEP 517: python -m build)
+	rm -rf dist
+	$(PY) -m build --outdir dist .
 
 docs: setup ## regenerate the README's options reference from the config definitions
 	$(PY) -m spark_eos_connect.docs --write README.md
 
 clean: ## remove the venv, jar cache and build leftovers
-	rm -rf $(VENV) $(EOSCONNECT_JARS_DIR) .mypy_cache .ruff_cache .pytest_cache *.egg-info spark-warehouse metastore_db derby.log .demo
+	rm -rf $(VENV) $(EOSCONNECT_JARS_DIR) dist build .mypy_cache .ruff_cache .pytest_cache *.egg-info spark-warehouse metastore_db derby.log .demo

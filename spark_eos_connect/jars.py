@@ -21,6 +21,12 @@ BUNDLES: dict[str, list[str]] = {
     "kafka": ["-DincludeScope=runtime"],
     "delta": ["-DexcludeTransitive=true"],
 }
+LAZY_BUNDLES: dict[str, list[str]] = {
+    "connect": ["-DincludeScope=runtime"],
+    "spark-kafka": ["-DexcludeTransitive=true"],
+}
+"""Bundles only `make bench` needs (a Kafka Connect worker, Spark's Kafka source): fetched on
+first use by `ensure_jars`, never by `main()` (`make setup`, `make test`)."""
 _MARKER = ".complete"
 
 
@@ -42,8 +48,9 @@ def _pom_digest(pom: Path) -> str:
 
 def ensure_jars(bundle: str) -> Path:
     """Return the folder holding `bundle`'s jars, fetching them with Maven if needed."""
-    if bundle not in BUNDLES:
-        raise SetupError(f"unknown jar bundle {bundle!r}; expected one of {sorted(BUNDLES)}")
+    known = {**BUNDLES, **LAZY_BUNDLES}
+    if bundle not in known:
+        raise SetupError(f"unknown jar bundle {bundle!r}; expected one of {sorted(known)}")
     pom = _pom_path(bundle)
     target = cache_root() / bundle
     marker = target / _MARKER
@@ -66,7 +73,7 @@ def ensure_jars(bundle: str) -> Path:
         str(pom),
         "dependency:copy-dependencies",
         f"-DoutputDirectory={staging}",
-        *BUNDLES[bundle],
+        *known[bundle],
     ]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:

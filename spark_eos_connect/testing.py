@@ -7,6 +7,7 @@ restart it on the same port and data folder, or kill it, to inject broker failur
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import queue
 import signal
@@ -17,10 +18,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from spark_eos_connect.api.config import ConfigDef, ConfigType, Range
 from spark_eos_connect.api.source import (
+    ConnectorTransactionBoundaries,
     ExactlyOnceSupport,
+    RecordMetadata,
     SourceConnector,
     SourceRecord,
     SourceTask,
@@ -28,6 +32,7 @@ from spark_eos_connect.api.source import (
 from spark_eos_connect.connectors.generator import GeneratorSourceConnector
 from spark_eos_connect.errors import SetupError
 from spark_eos_connect.kafka.broker import free_port
+from spark_eos_connect.runtime.source_plan import SourceTaskPlan
 
 BOOTSTRAP_PREFIX = "bootstrap.servers="
 FAULTS_DIR_CONFIG = "faults.dir"
@@ -289,6 +294,166 @@ class FaultyGeneratorConnector(GeneratorSourceConnector):
     def _log(self, event: str) -> None:
         with (self._faults / "lifecycle.log").open("a") as log:
             log.write(event + "\n")
+
+
+# -- a source connector that defines its own transactions ------------------------------------
+
+
+def fibonacci_transactions(total: int) -> list[tuple[int, int, bool]]:
+    """`(first, size, committed)` of transactions sized 1, 1, 2, 3, 5, 8, ... covering
+    `total` records (the last one cut short if needed); even-sized ones are aborted."""
+    plan: list[tuple[int, int, bool]] = []
+    first, a, b = 0, 1, 1
+    while first < total:
+        size = min(a, total - first)
+        plan.append((first, size, size % 2 == 1))
+        first, a, b = first + size, b, a + b
+    return plan
+
+
+def _scripted_config() -> ConfigDef:
+    return (
+        ConfigDef()
+        .define("topic", ConfigType.STRING, importance="high", doc="Topic to write to.")
+        .define("records.total", ConfigType.INT, 100, Range.at_least(0), "high", "Records.")
+        .define(
+            "records.per.poll",
+            ConfigType.INT,
+            7,
+            Range.at_least(0),
+            "medium",
+            "Records per poll; 0 = one whole transaction per poll, ended by a batch-level "
+            "request (commit_transaction()/abort_transaction() without a record).",
+        )
+        .define("log.dir", ConfigType.STRING, "", importance="low", doc="polled.log, acks.log.")
+    )
+
+
+class ScriptedTransactionsConnector(SourceConnector):
+    """One task emitting `"n"` for n = 0, 1, ... in transactions of Fibonacci sizes that it
+    commits (odd sizes) or aborts (even sizes) itself; logs every polled value and every
+    `commit_record` call to `log.dir`, so tests can tell what was polled and acknowledged."""
+
+    def __init__(self) -> None:
+        self._props: dict[str, str] = {}
+
+    def version(self) -> str:
+        return "1"
+
+    def config_def(self) -> ConfigDef:
+        return _scripted_config()
+
+    def start(self, props: dict[str, str]) -> None:
+        self._props = dict(props)
+
+    def stop(self) -> None:
+        self._props = {}
+
+    def task_class(self) -> type[SourceTask]:
+        return ScriptedTransactionsTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [dict(self._props)]
+
+    def exactly_once_support(self, config: dict[str, str]) -> ExactlyOnceSupport:
+        return ExactlyOnceSupport.SUPPORTED
+
+    def can_define_transaction_boundaries(
+        self, config: dict[str, str]
+    ) -> ConnectorTransactionBoundaries:
+        return ConnectorTransactionBoundaries.SUPPORTED
+
+
+class ScriptedTransactionsTask(SourceTask):
+    """See `ScriptedTransactionsConnector`."""
+
+    def version(self) -> str:
+        return "1"
+
+    def start(self, props: dict[str, str]) -> None:
+        values = _scripted_config().parse(props)
+        self.topic = values["topic"]
+        self.per_poll = values["records.per.poll"]
+        self.transactions = fibonacci_transactions(values["records.total"])
+        self.ends = {first + size - 1: committed for first, size, committed in self.transactions}
+        self.logs = Path(values["log.dir"]) if values["log.dir"] else None
+        offset = self.context.offset_storage_reader.offset({"script": "fibonacci"})
+        self.position = int(offset["position"]) if offset else 0
+
+    def poll(self) -> list[SourceRecord] | None:
+        total = sum(size for _, size, _ in self.transactions)
+        if self.position >= total:
+            return None
+        if self.per_poll:
+            count = min(self.per_poll, total - self.position)
+        else:
+            count = next(
+                first + size - self.position
+                for first, size, _ in self.transactions
+                if first + size > self.position
+            )
+        records = [
+            SourceRecord({"script": "fibonacci"}, {"position": n + 1}, self.topic, str(n))
+            for n in range(self.position, self.position + count)
+        ]
+        self.position += count
+        context = self.context.transaction_context
+        assert context is not None, "needs transaction.boundary=connector"
+        for record in records:
+            committed = self.ends.get(int(str(record.value)))
+            if committed is None:
+                continue
+            if not self.per_poll:
+                context.commit_transaction() if committed else context.abort_transaction()
+            elif committed:
+                context.commit_transaction(record)
+            else:
+                context.abort_transaction(record)
+        self._log("polled.log", "".join(f"{r.value!s}\n" for r in records))
+        return records
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        assert metadata is not None
+        value = record.value
+        assert isinstance(value, str)
+        line = f"{value} {metadata.topic} {metadata.partition} {metadata.offset}\n"
+        self._log("acks.log", line)
+
+    def _log(self, name: str, text: str) -> None:
+        if self.logs is not None:
+            with (self.logs / name).open("a") as out:
+                out.write(text)
+
+    def stop(self) -> None:
+        self._log("lifecycle.log", "stop\n")
+
+
+def example_plan(
+    committed: list[tuple[dict[str, Any], dict[str, Any] | None]], **changes: Any
+) -> SourceTaskPlan:
+    """A plausible `SourceTaskPlan` for unit tests, with `changes` applied."""
+    plan = SourceTaskPlan(
+        connector="c",
+        task=0,
+        task_class="x.Y",
+        task_config={"topic": "t"},
+        transactional_id="eosconnect-c-0",
+        exactly_once=True,
+        transaction_boundary="poll",
+        transaction_interval_ms=60000,
+        offsets_topic="eosconnect-offsets",
+        offsets_topic_partitions=25,
+        mirror_offsets_topic=None,
+        mirror_offsets_topic_partitions=25,
+        committed=list(committed),  # type: ignore[arg-type]
+        offsets_positions={3: 17},
+        max_records=10,
+        max_poll_duration_ms=1000,
+        config_topic="eosconnect-configs",
+        status_topic="eosconnect-status",
+        generation_commit_offset=4,
+    )
+    return dataclasses.replace(plan, **changes)
 
 
 def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import os
 import subprocess
 import sys
@@ -167,16 +167,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="session")
 def load_job() -> Callable[[str], ModuleType]:
-    """Imports `jobs/<script>` as a module (jobs are scripts, not package modules)."""
+    """The module behind `jobs/<script>`: `spark_eos_connect.jobs.<name>` (the script is a thin
+    wrapper around it)."""
 
     def load(script: str) -> ModuleType:
-        spec = importlib.util.spec_from_file_location(
-            f"jobs_{Path(script).stem}", REPO_ROOT / "jobs" / script
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
+        return importlib.import_module(f"spark_eos_connect.jobs.{Path(script).stem}")
 
     return load
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sized
+from itertools import accumulate, repeat
+from operator import add
 from typing import IO, Any, Final
 
 from spark_eos_connect.api.config import (
@@ -98,9 +99,33 @@ SINK_CONFIG_DEF: Final = (
     )
 )
 
-# A line ends at \n, \r\n or a lone \r, as in Connect's FileStreamSourceTask.
-_END_OF_LINE: Final = re.compile(rb"\r\n|\r|\n")
 _READ_SIZE: Final = 64 * 1024
+"""Bytes read from the file at a time. Measured: 1 MiB blocks poll a third slower, as buffers
+above the C allocator's mmap threshold (128 KiB) are mapped and page-faulted afresh each time."""
+
+
+def _split_lines(block: bytes, base: int) -> tuple[list[str], list[int]]:
+    """The lines of `block`, which ends with a line end, and the file position after each.
+
+    A line ends at LF, CR LF or a lone CR, as in Connect's FileStreamSourceTask: exactly the line
+    ends of `bytes.splitlines`. `base` is the file position of `block[0]`. Lines are decoded as
+    UTF-8 with replacement characters; decoding the whole block gives the same text as decoding
+    line by line, because line ends are ASCII and never inside a multi-byte sequence.
+    """
+    sizes: Iterable[int]
+    if b"\r" in block:
+        values = list(map(bytes.decode, block.splitlines(), repeat("utf-8"), repeat("replace")))
+        sizes = map(len, block.splitlines(keepends=True))
+    else:
+        text = block.decode("utf-8", "replace")
+        values = text.split("\n")
+        values.pop()  # the empty string after the final \n
+        # ASCII text has one byte per character; other text is measured on the raw lines.
+        raw: Iterable[Sized] = values if text.isascii() else block.split(b"\n")
+        sizes = map(add, map(len, raw), repeat(1, len(values)))
+    ends = list(accumulate(sizes, initial=base))
+    del ends[0]
+    return values, ends
 
 
 class FileStreamSourceConnector(SourceConnector):
@@ -168,15 +193,22 @@ class FileStreamSourceConnector(SourceConnector):
 
 
 class FileStreamSourceTask(SourceTask):
-    """Emits each complete line of the file as a str value, resuming from the stored position."""
+    """Emits each complete line of the file as a str value, resuming from the stored position.
+
+    The file is read in blocks; the complete lines of a block are decoded and split at once
+    and handed out `batch.size` at a time, and a partial last line waits for the next read.
+    """
 
     def __init__(self) -> None:
         self._filename = ""
         self._topic = ""
         self._batch_size = DEFAULT_BATCH_SIZE
         self._stream: IO[bytes] | None = None
-        self._buffer = b""  # bytes read from the file but not yet emitted as lines
+        self._buffer = bytearray()  # bytes read but not yet split: at most a partial line
         self._buffer_position = 0  # file position of _buffer[0]
+        self._values: list[str] = []  # lines split but not yet emitted, from _values[_next]
+        self._ends: list[int] = []  # file position after each line of _values
+        self._next = 0
         self._warned_missing = False
 
     def start(self, props: dict[str, str]) -> None:
@@ -200,7 +232,7 @@ class FileStreamSourceTask(SourceTask):
 
     def _open(self) -> bool:
         try:
-            stream = open(self._filename, "rb")  # noqa: SIM115 - kept open across polls
+            stream = open(self._filename, "rb", buffering=0)  # noqa: SIM115 - kept across polls
         except FileNotFoundError:
             if not self._warned_missing:
                 log.warning("File %s does not exist yet; waiting for it", self._filename)
@@ -214,54 +246,69 @@ class FileStreamSourceTask(SourceTask):
             raise
         log.debug("Reading %s from byte %d", self._filename, position)
         self._stream = stream
-        self._buffer = b""
+        self._buffer = bytearray()
         self._buffer_position = position
+        self._values, self._ends, self._next = [], [], 0
         return True
 
     def poll(self) -> list[SourceRecord] | None:
         """Up to `batch.size` complete lines; None when there is no new complete line."""
         if self._stream is None and not self._open():
             return None
-        assert self._stream is not None
-        records: list[SourceRecord] = []
         timestamp = time.time_ns() // 1_000_000
-        while True:
-            self._extract_lines(records, timestamp)
-            if len(records) >= self._batch_size:
-                break
-            chunk = self._stream.read(_READ_SIZE)
-            if not chunk:
-                break
-            self._buffer += chunk
-        return records or None
-
-    def _extract_lines(self, records: list[SourceRecord], timestamp: int) -> None:
-        buffer = self._buffer
-        base = self._buffer_position
-        start = 0
-        end = len(buffer)
-        for match in _END_OF_LINE.finditer(buffer):
-            if len(records) >= self._batch_size:
-                break
-            line_end = match.end()
-            if line_end == end and buffer[line_end - 1] == 0x0D:
-                break  # a trailing \r may be the first half of \r\n: wait for more bytes
-            records.append(
-                SourceRecord(
-                    {FILENAME_FIELD: self._filename},
-                    {POSITION_FIELD: base + line_end},
-                    self._topic,
-                    buffer[start : match.start()].decode("utf-8", "replace"),
-                    None,
-                    None,
-                    (),
-                    timestamp,
-                )
+        first = self._next
+        wanted = self._batch_size
+        while len(self._values) - first < wanted and self._read_lines():
+            first = self._next
+        last = min(first + wanted, len(self._values))
+        if first == last:
+            return None
+        values = self._values[first:last]
+        ends = self._ends[first:last]
+        self._next = last
+        # The records of one poll share their partition dict (Connect's is immutable too).
+        partition = {FILENAME_FIELD: self._filename}
+        return list(
+            map(
+                SourceRecord,
+                repeat(partition),
+                [{POSITION_FIELD: end} for end in ends],
+                repeat(self._topic),
+                values,
+                repeat(None),
+                repeat(None),
+                repeat(()),
+                repeat(timestamp),
             )
-            start = line_end
-        if start:
-            self._buffer = buffer[start:]
-            self._buffer_position = base + start
+        )
+
+    def _read_lines(self) -> bool:
+        """Read one block and split its complete lines off; False at the end of the file."""
+        assert self._stream is not None
+        chunk = self._stream.read(_READ_SIZE)
+        if not chunk:
+            return False
+        buffer = self._buffer
+        searched = max(len(buffer) - 1, 0)  # earlier bytes hold no line end but a trailing CR
+        buffer += chunk
+        # Split after the last line end; a CR as the very last byte may be the first half of
+        # CR LF, so its line waits for the next byte, as in Connect.
+        end = len(buffer) - 1 if buffer[-1] == 0x0D else len(buffer)
+        last_cr = buffer.rfind(b"\r", searched, end)
+        cut = max(buffer.rfind(b"\n", searched), last_cr) + 1
+        if cut == 0:
+            return True
+        block = bytes(buffer[:cut])
+        del buffer[:cut]
+        values, ends = _split_lines(block, self._buffer_position)
+        self._buffer_position += cut
+        if self._next:
+            del self._values[: self._next]
+            del self._ends[: self._next]
+            self._next = 0
+        self._values += values
+        self._ends += ends
+        return True
 
     def stop(self) -> None:
         """Close the file."""

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any, Final
+
+import numpy as np
 
 from spark_eos_connect.api.config import ConfigDef, ConfigType, NonEmptyString, Range
 from spark_eos_connect.api.source import (
@@ -143,6 +146,20 @@ def _padding(seed: int, size: int) -> bytes:
     start = seed % len(_PAD_ALPHABET)
     rotated = _PAD_ALPHABET[start:] + _PAD_ALPHABET[:start]
     return (rotated * (size // len(rotated) + 1))[:size]
+
+
+def _key_indexes(base: int, start: int, count: int, key_space: int) -> list[int]:
+    """`generated_key`'s key numbers for records `start .. start+count-1`, all at once.
+
+    numpy's uint64 arithmetic wraps modulo 2**64, which is the masking `generated_key` does.
+    """
+    numbers = np.arange(count, dtype=np.uint64)
+    numbers += np.uint64((base + start) & _MASK64)
+    numbers *= np.uint64(_GOLDEN)
+    numbers >>= np.uint64(32)
+    numbers %= np.uint64(key_space)
+    indexes: list[int] = numbers.tolist()
+    return indexes
 
 
 def generated_key(seed: int, task: int, n: int, key_space: int = 1000) -> str:
@@ -339,6 +356,14 @@ class GeneratorSourceTask(SourceTask):
             due = self._per_poll
         return max(due, 0)
 
+    def _keys(self, start: int, stop: int) -> list[str]:
+        """The keys of records `start .. stop-1`, as `generated_key` computes them."""
+        indexes = _key_indexes(self._base, start, stop - start, self._key_space)
+        table = self._key_table
+        if table is not None:
+            return list(map(table.__getitem__, indexes))
+        return list(map("k%d".__mod__, indexes))
+
     def poll(self) -> list[SourceRecord] | None:
         """The next records (at most `records.per.poll`); None once `max.records` are out."""
         if self._stopped:
@@ -352,38 +377,17 @@ class GeneratorSourceTask(SourceTask):
             count = min(count, remaining)
         if count <= 0:
             return []
-        # Hot loop: everything hoisted into locals; the partition dict is shared by the batch.
-        partition = self._partition
-        topic = self._topic
-        template = self._value_template
-        base = self._base
-        golden, mask = _GOLDEN, _MASK64
-        key_space = self._key_space
-        record = SourceRecord
         stop = start + count
-        table = self._key_table
-        if table is not None:
-            records = [
-                record(
-                    partition,
-                    {POSITION_FIELD: n + 1},
-                    topic,
-                    template % n,
-                    table[((((base + n) * golden) & mask) >> 32) % key_space],
-                )
-                for n in range(start, stop)
-            ]
-        else:
-            records = [
-                record(
-                    partition,
-                    {POSITION_FIELD: n + 1},
-                    topic,
-                    template % n,
-                    f"k{((((base + n) * golden) & mask) >> 32) % key_space}",
-                )
-                for n in range(start, stop)
-            ]
+        records = list(
+            map(
+                SourceRecord,
+                repeat(self._partition),  # one partition dict shared by the batch
+                [{POSITION_FIELD: n} for n in range(start + 1, stop + 1)],
+                repeat(self._topic),
+                map(self._value_template.__mod__, range(start, stop)),
+                self._keys(start, stop),
+            )
+        )
         self.position = start + count
         self._request_boundaries(records, start)
         return records

@@ -14,7 +14,10 @@ PRODUCER_DEFAULTS: dict[str, Any] = {
     "queue.buffering.max.messages": 1_000_000,
     "queue.buffering.max.kbytes": 1_048_576,
     "batch.size": 1_000_000,
-    "compression.type": "lz4",
+    # Kafka Connect's (Java's) defaults: no compression, and keyed records on the partition
+    # murmur2 of the key picks, so a topic is laid out as a Connect worker would lay it out.
+    "compression.type": "none",
+    "partitioner": "murmur2_random",
 }
 
 

@@ -298,6 +298,10 @@ class SourceCoordinator:
             self.report_status(StatusState.UNASSIGNED, StatusState.UNASSIGNED)
         if self.leader is not None:
             self.leader.close()
+        self.config_store.close()
+        self.primary_view.close()
+        if self.global_view is not None:
+            self.global_view.close()
 
 
 def _identity(partition: dict[str, Any]) -> str:

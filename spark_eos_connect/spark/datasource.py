@@ -15,7 +15,7 @@ from pyspark.sql.types import StructType
 
 from spark_eos_connect import DATA_SOURCE_NAME
 from spark_eos_connect.runtime.kafka_source import KAFKA_ROW_DDL, is_kafka_read
-from spark_eos_connect.runtime.records import SOURCE_ROW_DDL
+from spark_eos_connect.runtime.records import COMMITTED_ROW_DDL
 
 
 def connector_kind(options: Mapping[str, Any]) -> str | None:
@@ -41,8 +41,8 @@ class EosConnectDataSource(DataSource):
         return DATA_SOURCE_NAME
 
     def schema(self) -> str:
-        """Kafka records (`topics` given) or a source connector's rows (DESIGN §2)."""
-        return KAFKA_ROW_DDL if reads_kafka(self.options) else SOURCE_ROW_DDL
+        """Kafka records (`topics` given) or a source connector's committed records."""
+        return KAFKA_ROW_DDL if reads_kafka(self.options) else COMMITTED_ROW_DDL
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         """Driver: Kafka topics' or a source connector's micro-batches."""

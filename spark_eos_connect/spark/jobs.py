@@ -7,13 +7,16 @@ import argparse
 import contextlib
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.spark.session import SessionPlan, current_plan
 
 
 def key_value(text: str) -> tuple[str, str]:
@@ -24,8 +27,18 @@ def key_value(text: str) -> tuple[str, str]:
     return key, value
 
 
+def add_session_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where the job runs."""
+    parser.add_argument(
+        "--master",
+        help="Spark master when not started by spark-submit (default: $SPARK_MASTER, else "
+        "local[2,4]); under spark-submit give spark-submit's --master instead",
+    )
+
+
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options every job takes."""
+    add_session_arguments(parser)
     parser.add_argument(
         "--bootstrap-servers",
         help="kafka.bootstrap.servers; default: start an embedded local broker for the run",
@@ -45,7 +58,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         type=key_value,
         default=[],
         metavar="KEY=VALUE",
-        help="Spark configuration for the local session (repeatable)",
+        help="Spark configuration for the job's session (repeatable)",
     )
     parser.add_argument(
         "--trigger-interval", default="0 seconds", help="processingTime trigger (default: ASAP)"
@@ -58,14 +71,51 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=None, help="stop after this many seconds")
 
 
+def plan_job_session(
+    app_name: str, master: str | None, extra: dict[str, str] | None = None
+) -> SessionPlan:
+    """The job's session plan (see `spark_eos_connect.spark.session`), announced on stdout with
+    whatever of the configuration could not be applied."""
+    plan = current_plan(app_name, extra=extra, master=master)
+    print(plan.describe(), flush=True)
+    for note in plan.notes:
+        print(f"note: {note}", flush=True)
+    return plan
+
+
+def job_session(plan: SessionPlan) -> Any:
+    """The job's SparkSession; its drain file (`arm_drain_file`) reaches the source reader even
+    when spark-submit started the JVM before the job chose the file."""
+    from spark_eos_connect.spark.drain import DRAIN_ENV
+    from spark_eos_connect.spark.session import build_session
+
+    drain = os.environ.get(DRAIN_ENV)
+    return build_session(plan, worker_env={DRAIN_ENV: drain} if drain else None)
+
+
+def embedded_broker_warning(plan: SessionPlan | None) -> str | None:
+    """What to tell a user who starts the embedded broker for a job that runs on a cluster."""
+    if plan is None or plan.local:
+        return None
+    return (
+        f"WARNING: no --bootstrap-servers, so this job starts an embedded Kafka broker on this "
+        f"machine (127.0.0.1 only) while Spark runs on {plan.master}: it works only when every "
+        "executor runs on this machine. Give --bootstrap-servers to use a real Kafka cluster."
+    )
+
+
 @contextlib.contextmanager
-def kafka_for_job(bootstrap_servers: str | None) -> Iterator[str]:
-    """The given cluster, or an embedded local broker for the job's lifetime."""
+def kafka_for_job(bootstrap_servers: str | None, plan: SessionPlan | None = None) -> Iterator[str]:
+    """The given cluster, or an embedded local broker for the job's lifetime (a local-only
+    option: a warning says so when the job runs on a cluster)."""
     if bootstrap_servers:
         yield bootstrap_servers
         return
     from spark_eos_connect.kafka.broker import LocalKafkaBroker
 
+    warning = embedded_broker_warning(plan)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     with LocalKafkaBroker() as broker:
         print(f"started embedded broker: bootstrap.servers={broker.bootstrap_servers}", flush=True)
         yield broker.bootstrap_servers
@@ -86,11 +136,13 @@ def stop_on_sigterm(query: Any) -> threading.Event:
 def stop_between_batches(query: Any, timeout_s: float = 60.0) -> None:
     """Let the running micro-batch finish, start no new one, then stop `query`.
 
-    Needs `arm_drain_file()` before Spark started; without it the query stops at once.
+    Needs `arm_drain_file()` before Spark started; without it the query stops at once. The
+    drain request is withdrawn once the query stopped, so a next query of the job can run.
     """
     from spark_eos_connect.spark.drain import DRAIN_ENV, request_drain
 
-    if os.environ.get(DRAIN_ENV):
+    drain = os.environ.get(DRAIN_ENV)
+    if drain:
         request_drain()
         deadline = time.monotonic() + timeout_s
         while query.isActive and time.monotonic() < deadline:
@@ -99,6 +151,8 @@ def stop_between_batches(query: Any, timeout_s: float = 60.0) -> None:
                 break
             time.sleep(0.05)
     query.stop()
+    if drain:
+        Path(drain).unlink(missing_ok=True)
 
 
 def run_query(

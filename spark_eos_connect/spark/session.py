@@ -1,45 +1,289 @@
-"""Build a local SparkSession with Delta Lake from locally cached jars (no Ivy at run time)."""
+"""The SparkSession the jobs, the demo and the tests use: Delta from local jar files (no Ivy at
+run time), the `eosconnect` data source registered, on the master it was given.
+
+Which master, first match wins (`plan_session`, pure):
+
+1. a running session (a notebook's, Databricks') is reused as it is;
+2. under `spark-submit`, the master and configuration spark-submit was given;
+3. `master=` (a job's `--master`) or `spark.master` in `extra` (a job's `--conf`);
+4. `--master` in `$PYSPARK_SUBMIT_ARGS`, then `$SPARK_MASTER`;
+5. otherwise `local[cores,4]` (4 attempts per task, as on a cluster).
+
+Tuning for one machine (no UI, `cores` shuffle partitions) applies to a local master only.
+"""
 
 from __future__ import annotations
 
 import os
+import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from spark_eos_connect.jars import jar_files
+from spark_eos_connect.errors import ConfigError
 
 DELTA_SESSION_CONF: dict[str, str] = {
     "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
     "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
 }
+SUBMIT_GATEWAY_ENV = "PYSPARK_GATEWAY_PORT"
+"""Set by spark-submit for the Python driver it starts: its JVM is already running."""
+SUBMIT_ARGS_ENV = "PYSPARK_SUBMIT_ARGS"
+MASTER_ENV = "SPARK_MASTER"
+LOCAL_DEFAULT = "local default"
+DELTA_JAR_PREFIX = "delta-spark_"
 
 
-def use_this_interpreter_for_workers() -> None:
-    """Make Spark's Python workers run this interpreter, which has the project's packages."""
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+@dataclass(frozen=True)
+class SessionPlan:
+    """How to get the session: reuse a running one, or build one with `conf`.
+
+    `master` is where it runs (None when unknown), `origin` who chose it, `notes` what the
+    caller should tell the user (configuration that could not be applied).
+    """
+
+    master: str | None
+    origin: str
+    conf: dict[str, str] = field(default_factory=dict)
+    reuse: bool = False
+    submitted: bool = False
+    notes: tuple[str, ...] = ()
+
+    @property
+    def local(self) -> bool:
+        """Driver and executors in this one JVM."""
+        return self.master is not None and is_local_master(self.master)
+
+    def describe(self) -> str:
+        """One line for the job's output."""
+        return f"Spark master {self.master or 'unknown'} ({self.origin})"
+
+
+def is_local_master(master: str) -> bool:
+    """`local`, `local[N]`, `local[N,F]`, `local[*]`: one JVM. `local-cluster[...]` is not."""
+    return master == "local" or master.startswith("local[")
+
+
+def submit_args_master(submit_args: str | None) -> str | None:
+    """The `--master` in a `PYSPARK_SUBMIT_ARGS` string, if any."""
+    argv = shlex.split(submit_args or "")
+    for index, arg in enumerate(argv):
+        if arg == "--master" and index + 1 < len(argv):
+            return argv[index + 1]
+        if arg.startswith("--master="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def choose_master(
+    requested: str | None,
+    conf_master: str | None,
+    submitted_master: str | None,
+    env: Mapping[str, str],
+    cores: int = 2,
+) -> tuple[str, str, bool]:
+    """`(master, origin, set_on_builder)` following the order in the module docstring."""
+    asked = [
+        (value, where)
+        for value, where in ((requested, "--master"), (conf_master, "--conf"))
+        if value is not None and value != ""
+    ]
+    if len({value for value, _ in asked}) > 1:
+        raise ConfigError(f"two masters asked for: {asked[0][0]} and {asked[1][0]}")
+    if submitted_master is not None:
+        for value, where in asked:
+            if value != submitted_master:
+                raise ConfigError(
+                    f"{where} asks for master {value} but spark-submit runs this job on "
+                    f"{submitted_master}: give the master to spark-submit (--master) instead"
+                )
+        return submitted_master, "spark-submit", False
+    if asked:
+        return asked[0][0], asked[0][1], True
+    from_args = submit_args_master(env.get(SUBMIT_ARGS_ENV))
+    if from_args:
+        return from_args, f"${SUBMIT_ARGS_ENV}", False
+    if env.get(MASTER_ENV):
+        return env[MASTER_ENV], f"${MASTER_ENV}", True
+    return f"local[{cores},4]", LOCAL_DEFAULT, True
+
+
+def has_delta_jar(jars: str | None) -> bool:
+    """Whether a `spark.jars` value holds Delta's Spark jar."""
+    return any(Path(j.strip()).name.startswith(DELTA_JAR_PREFIX) for j in (jars or "").split(","))
+
+
+def local_tuning(cores: int) -> dict[str, str]:
+    """Settings that suit one machine only."""
+    return {
+        "spark.ui.enabled": "false",
+        "spark.databricks.delta.snapshotPartitions": str(cores),
+        "spark.sql.shuffle.partitions": str(cores),
+    }
+
+
+def plan_session(
+    app_name: str,
+    cores: int = 2,
+    extra: Mapping[str, str] | None = None,
+    master: str | None = None,
+    *,
+    submitted: Mapping[str, str] | None = None,
+    active_master: str | None = None,
+    env: Mapping[str, str] | None = None,
+    delta_jars: Callable[[], list[str]] = lambda: [],
+) -> SessionPlan:
+    """Decide the session (pure: every input is an argument).
+
+    `submitted`: spark-submit's configuration when it started this driver; `active_master`:
+    the master of a running SparkContext; `delta_jars`: local paths of Delta's jars, called
+    only when they must be added.
+    """
+    extra = dict(extra or {})
+    conf_master = extra.pop("spark.master", None)
+    if active_master is not None:
+        ignored = (
+            (f"a session is already running on {active_master}: --master ignored",)
+            if master or conf_master
+            else ()
+        )
+        return SessionPlan(active_master, "the running session", extra, reuse=True, notes=ignored)
+    given = dict(submitted or {})
+    chosen, origin, set_master = choose_master(
+        master, conf_master, given.get("spark.master") if submitted is not None else None,
+        env if env is not None else os.environ, cores,
+    )  # fmt: skip
+    conf = {
+        "spark.app.name": app_name,
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.python.worker.reuse": "true",
+    }
+    if is_local_master(chosen):
+        conf.update(local_tuning(cores))
+    if submitted is None:
+        conf["spark.driver.memory"] = "2g"  # only when this process starts the JVM
+    notes: list[str] = []
+    jars = extra.get("spark.jars", given.get("spark.jars", ""))
+    if has_delta_jar(jars):
+        conf.update(DELTA_SESSION_CONF)
+    elif submitted is not None:
+        notes.append(
+            "Delta's jars are not on the driver's classpath (spark-submit started it without "
+            "them): Delta Lake is off; pass them with spark-submit --jars for Delta jobs"
+        )
+    else:
+        conf["spark.jars"] = ",".join(j for j in [*jars.split(","), *delta_jars()] if j)
+        extra.pop("spark.jars", None)  # merged above
+        conf.update(DELTA_SESSION_CONF)
+    if set_master:
+        conf["spark.master"] = chosen
+    conf = {k: v for k, v in conf.items() if k not in given}  # spark-submit's settings win
+    conf.update(extra)
+    return SessionPlan(chosen, origin, conf, submitted=submitted is not None, notes=tuple(notes))
 
 
 def local_session_conf(
     app_name: str = "spark_eos_connect", cores: int = 2, extra: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    """The configuration `local_spark_session` applies, for callers that build their own."""
-    conf = {
-        "spark.master": f"local[{cores},4]",  # 4 attempts per task, as on a cluster
-        "spark.app.name": app_name,
-        "spark.jars": ",".join(str(path) for path in jar_files("delta")),
-        "spark.ui.enabled": "false",
-        "spark.ui.showConsoleProgress": "false",
-        "spark.databricks.delta.snapshotPartitions": str(cores),
-        "spark.sql.shuffle.partitions": str(cores),
-        "spark.driver.memory": "2g",
-        "spark.sql.session.timeZone": "UTC",
-        "spark.python.worker.reuse": "true",
-        **DELTA_SESSION_CONF,
-    }
-    conf.update(extra or {})
-    return conf
+    """The configuration of a local session, for callers that build their own."""
+    return plan_session(
+        app_name, cores, extra, submitted=None, env={}, delta_jars=_delta_jar_paths
+    ).conf
+
+
+def _delta_jar_paths() -> list[str]:
+    from spark_eos_connect.jars import jar_files
+
+    return [str(path) for path in jar_files("delta")]
+
+
+def submitted_conf() -> dict[str, str] | None:
+    """spark-submit's configuration when it started this Python driver, else None."""
+    if SUBMIT_GATEWAY_ENV not in os.environ:
+        return None
+    from pyspark import SparkConf, SparkContext
+
+    SparkContext._ensure_initialized()
+    return dict(SparkConf().getAll())
+
+
+def _active_master() -> str | None:
+    from pyspark import SparkContext
+
+    active = SparkContext._active_spark_context
+    return None if active is None else str(active.master)
+
+
+def current_plan(
+    app_name: str = "spark_eos_connect",
+    cores: int = 2,
+    extra: Mapping[str, str] | None = None,
+    master: str | None = None,
+) -> SessionPlan:
+    """`plan_session` for this process: its environment, spark-submit, a running session."""
+    return plan_session(
+        app_name,
+        cores,
+        extra,
+        master,
+        submitted=submitted_conf(),
+        active_master=_active_master(),
+        env=os.environ,
+        delta_jars=_delta_jar_paths,
+    )
+
+
+def use_this_interpreter_for_workers(plan: SessionPlan | None = None) -> None:
+    """Make Spark's Python workers run this interpreter, which has the project's packages: always
+    for a local master, and on a cluster unless `$PYSPARK_PYTHON` names one."""
+    if plan is None or plan.local or not os.environ.get("PYSPARK_PYTHON"):
+        os.environ["PYSPARK_PYTHON"] = sys.executable
+    if plan is None or not plan.submitted:
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+
+def build_session(
+    plan: SessionPlan, register: bool = True, worker_env: Mapping[str, str] | None = None
+) -> Any:
+    """The SparkSession `plan` describes, with the `eosconnect` data source registered.
+
+    `worker_env` reaches the data source's Python processes (driver-side readers, executors)
+    even when spark-submit started the JVM before this process set it.
+    """
+    from pyspark.sql import SparkSession
+
+    if plan.reuse:
+        spark = SparkSession.builder.getOrCreate()
+        for key, value in plan.conf.items():
+            if spark.conf.isModifiable(key):
+                spark.conf.set(key, value)
+    else:
+        use_this_interpreter_for_workers(plan)
+        builder = SparkSession.builder
+        for key, value in plan.conf.items():
+            builder = builder.config(key, value)
+        spark = builder.getOrCreate()
+        spark.sparkContext.setLogLevel("WARN")
+    spark.sparkContext.environment.update(worker_env or {})
+    if register:
+        import spark_eos_connect
+
+        spark_eos_connect.register(spark)
+    return spark
+
+
+def spark_session(
+    app_name: str = "spark_eos_connect",
+    cores: int = 2,
+    extra: Mapping[str, str] | None = None,
+    register: bool = True,
+    master: str | None = None,
+) -> Any:
+    """A SparkSession with Delta and `eosconnect`, on the master chosen as described above."""
+    return build_session(current_plan(app_name, cores, extra, master), register)
 
 
 def local_spark_session(
@@ -47,18 +291,8 @@ def local_spark_session(
     cores: int = 2,
     extra: Mapping[str, str] | None = None,
     register: bool = True,
+    master: str | None = None,
 ) -> Any:
-    """A local SparkSession with Delta enabled and the `eosconnect` data source registered."""
-    use_this_interpreter_for_workers()
-    from pyspark.sql import SparkSession
-
-    builder = SparkSession.builder
-    for key, value in local_session_conf(app_name, cores, extra).items():
-        builder = builder.config(key, value)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("WARN")
-    if register:
-        import spark_eos_connect
-
-        spark_eos_connect.register(spark)
-    return spark
+    """`spark_session`: local unless spark-submit, `master`, `$SPARK_MASTER` or a running
+    session say otherwise (the name predates cluster support)."""
+    return spark_session(app_name, cores, extra, register, master)

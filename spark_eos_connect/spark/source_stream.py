@@ -1,7 +1,9 @@
 """`readStream.format("eosconnect")` with a source connector: a thin adapter over the runtime.
 
 Driver side: `EosConnectSourceStreamReader` (one per query) plans each micro-batch from the
-offsets committed in Kafka. Executor side: `read()` runs one source task.
+offsets committed in Kafka. Executor side: `read()` runs one micro-batch of one source task on
+that task's host (`runtime.task_host`): the task polls, produces and commits there, and the rows
+Spark gets are the records that were committed.
 """
 
 from __future__ import annotations
@@ -14,13 +16,12 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from spark_eos_connect.protocol.config_records import TargetState
-from spark_eos_connect.runtime.faults import maybe_crash
 from spark_eos_connect.runtime.framework_config import parse_source_pipeline
 from spark_eos_connect.runtime.source_coordinator import SourceCoordinator
-from spark_eos_connect.runtime.source_plan import SourceTaskPlan, append_boundary, write_manifest
-from spark_eos_connect.runtime.source_reader import read_source_task
+from spark_eos_connect.runtime.source_plan import SourceTaskPlan
+from spark_eos_connect.runtime.task_host import run_on_host
 from spark_eos_connect.spark.drain import draining
-from spark_eos_connect.spark.task_context import attempt_key, current_batch_id
+from spark_eos_connect.spark.task_context import current_batch_id
 
 
 @dataclass
@@ -61,19 +62,9 @@ class EosConnectSourceStreamReader(DataSourceStreamReader):
         return [SourceTaskPartition(plan) for plan in self._coordinator().plan()]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        """Executor: run the task, leaving the plan for this attempt's writer."""
+        """Executor: one micro-batch of the task; rows of the records it committed."""
         assert isinstance(partition, SourceTaskPartition)
-        key = attempt_key()
-        write_manifest(key, partition.plan)
-        batch_id = current_batch_id()
-
-        def publish(row: int, action: str) -> None:
-            append_boundary(key, row, action)
-
-        for polls, batch in enumerate(read_source_task(partition.plan, publish)):
-            if polls == 0:
-                maybe_crash("poll", batch_id)
-            yield batch
+        yield from run_on_host(self.config.kafka, partition.plan, current_batch_id())
 
     def commit(self, end: dict[str, int]) -> None:
         """Driver: nothing to do; offsets were committed with the records."""

@@ -17,10 +17,10 @@ from typing import Any
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.clients import (
     KafkaTimeoutError,
+    TopicTail,
     admin_client,
     ensure_topic,
     partition_count,
-    read_to_end,
 )
 from spark_eos_connect.kafka.producers import is_fenced, produce, transactional_producer
 from spark_eos_connect.protocol.config_records import (
@@ -94,6 +94,7 @@ class KafkaConfigStore:
         self._lock = threading.Lock()
         self._snapshot = ClusterConfigSnapshot()
         self._position: int | None = None
+        self._tail: TopicTail | None = None
 
     def ensure_topic(self, timeout_s: float = 30.0) -> bool:
         """Create the compacted one-partition topic, or check the existing one.
@@ -119,16 +120,10 @@ class KafkaConfigStore:
         when the end cannot be reached within `timeout_s` (e.g. a transaction stays open).
         """
         with self._lock:
-            start = None if self._position is None else {(self.topic, 0): self._position}
+            if self._tail is None:
+                self._tail = TopicTail(self.kafka, self.topic)
             try:
-                records = read_to_end(
-                    self.kafka,
-                    [self.topic],
-                    "read_committed",
-                    timeout_s,
-                    start=start,
-                    wait_for_open_transactions=True,
-                )
+                records = self._tail.read_new(timeout_s, wait_for_open_transactions=True)
             except KafkaTimeoutError as exc:
                 raise ConfigReadTimeoutError(
                     f"Could not read the config topic {self.topic!r} to its end within "
@@ -142,6 +137,13 @@ class KafkaConfigStore:
                     self._snapshot.apply(key, record.value, record.offset)
                 self._position = record.offset + 1
             return self._snapshot
+
+    def close(self) -> None:
+        """Release the reader's Kafka clients (a later `read_to_end` makes new ones)."""
+        with self._lock:
+            if self._tail is not None:
+                self._tail.close()
+                self._tail = None
 
     @property
     def snapshot(self) -> ClusterConfigSnapshot:

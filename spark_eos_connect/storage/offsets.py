@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from spark_eos_connect.kafka.clients import (
+    TopicTail,
     admin_client,
     ensure_topic,
     partition_count,
-    read_to_end,
 )
 from spark_eos_connect.protocol.murmur2 import default_partition
 from spark_eos_connect.protocol.offsets_format import (
@@ -75,28 +75,29 @@ class OffsetsTopicView:
         self.kafka = dict(kafka)
         self.topic = topic
         self.snapshot = OffsetsSnapshot()
-        self.positions: dict[int, int] = {}
+        self._tail = TopicTail(self.kafka, topic)
+
+    @property
+    def positions(self) -> dict[int, int]:
+        """Next offset to read per partition of the topic."""
+        return self._tail.positions
+
+    @positions.setter
+    def positions(self, positions: dict[int, int]) -> None:
+        self._tail.positions = dict(positions)
 
     def catch_up(
         self, partitions: Iterable[int] | None = None, timeout_s: float = 60.0
     ) -> OffsetsTopicView:
         """Read new records up to the high watermark, waiting for open transactions to end."""
-        start = {(self.topic, p): o for p, o in self.positions.items()}
-        selected = None if partitions is None else {self.topic: list(partitions)}
-        records = read_to_end(
-            self.kafka,
-            [self.topic],
-            "read_committed",
-            timeout_s,
-            start=start,
-            wait_for_open_transactions=True,
-            partitions=selected,
-        )
-        for record in records:
+        for record in self._tail.read_new(timeout_s, True, partitions):
             if record.key is not None:
                 self.snapshot.apply(record.key, record.value)
-            self.positions[record.partition] = record.offset + 1
         return self
+
+    def close(self) -> None:
+        """Release the view's Kafka clients."""
+        self._tail.close()
 
     def offsets_for(self, connector: str) -> list[tuple[SourcePartition, SourceOffset]]:
         """Every (source partition, offset) of `connector` with a non-reset offset."""

@@ -14,9 +14,8 @@ from fastapi.testclient import TestClient
 
 from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.runtime.framework_config import parse_source_pipeline
+from spark_eos_connect.runtime.live_task import run_task_once
 from spark_eos_connect.runtime.source_coordinator import ConnectorFailedError, SourceCoordinator
-from spark_eos_connect.runtime.source_reader import read_source_task
-from spark_eos_connect.runtime.source_writer import SourceTaskWriter
 from spark_eos_connect.testing import wait_for
 
 pytestmark = pytest.mark.integration
@@ -56,8 +55,7 @@ class Driver:
         assert self.coordinator is not None
         written = 0
         for plan in self.coordinator.plan():
-            writer = SourceTaskWriter({"bootstrap.servers": self.bootstrap}, lambda p=plan: p, 0)
-            written += writer.write(read_source_task(plan)).records
+            written += run_task_once({"bootstrap.servers": self.bootstrap}, plan).records
         return written
 
     def switch(self, name: str, on: bool = True) -> None:

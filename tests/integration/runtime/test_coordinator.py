@@ -14,10 +14,9 @@ import pytest
 from spark_eos_connect.protocol.config_records import parse_config_key
 from spark_eos_connect.runtime.framework_config import parse_source_pipeline
 from spark_eos_connect.runtime.generations import TaskStartupError
+from spark_eos_connect.runtime.live_task import BatchResult, run_task_once
 from spark_eos_connect.runtime.source_coordinator import ConnectorTakenOverError, SourceCoordinator
 from spark_eos_connect.runtime.source_plan import SourceTaskPlan
-from spark_eos_connect.runtime.source_reader import read_source_task
-from spark_eos_connect.runtime.source_writer import SourceTaskWriter, TaskWriteResult
 from spark_eos_connect.storage.config_store import KafkaConfigStore, LeaderFencedError
 
 pytestmark = pytest.mark.integration
@@ -54,9 +53,8 @@ def connector(
     return start
 
 
-def run_task(bootstrap: str, plan: SourceTaskPlan, **hooks: Any) -> TaskWriteResult:
-    writer = SourceTaskWriter({"bootstrap.servers": bootstrap}, lambda: plan, 0, **hooks)
-    return writer.write(read_source_task(plan))
+def run_task(bootstrap: str, plan: SourceTaskPlan, **hooks: Any) -> BatchResult:
+    return run_task_once({"bootstrap.servers": bootstrap}, plan, 0, **hooks)
 
 
 def run_batch(bootstrap: str, coordinator: SourceCoordinator) -> int:
@@ -223,7 +221,7 @@ def test_status_topic_shows_the_running_connector_and_a_failed_task(
     bootstrap_servers: str,
     read_committed: Callable[..., list[Any]],
 ) -> None:
-    from spark_eos_connect.spark.source_writer import report_task_failure
+    from spark_eos_connect.runtime.task_host import report_task_failure
 
     coordinator = connector(tasks=2)
     name = coordinator.config.name

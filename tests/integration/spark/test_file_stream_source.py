@@ -3,7 +3,6 @@ topic with Kafka Connect's exact key/value bytes (so a Connect worker could take
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import pytest
 from chispa import assert_df_equality
 
-from spark_eos_connect.runtime.records import SOURCE_ROW_DDL
+from spark_eos_connect.runtime.records import COMMITTED_ROW_DDL
 
 pytestmark = pytest.mark.integration
 
@@ -40,43 +39,44 @@ def run_one_batch(spark: Any, options: dict[str, str], checkpoint: Path) -> None
     assert query.exception() is None
 
 
-def test_reader_rows_carry_record_and_source_position(
+def test_stream_rows_are_the_committed_records(
     spark: Any,
     tmp_path: Path,
     bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    read_committed: Callable[..., list[Any]],
     unique_name: Callable[[str], str],
 ) -> None:
+    """Whatever sink the stream goes to, its rows are the records the tasks committed to Kafka,
+    one row each, with where Kafka stored them; a second trigger emits nothing again."""
     source = tmp_path / "in.txt"
     source.write_text("alpha\nbeta\n")
+    topic = topic_factory("rows")
     name = unique_name("rows")
-    options = file_source_options(name, source, "lines", bootstrap_servers)
-    stream = spark.readStream.format("eosconnect").options(**options).load()
-    query = (
-        stream.writeStream.format("memory")
-        .queryName(name.replace("-", "_"))
-        .option("checkpointLocation", str(tmp_path / "ck"))
-        .trigger(availableNow=True)
-        .start()
-    )
-    query.awaitTermination(180)
+    table = name.replace("-", "_")
+    options = file_source_options(name, source, topic, bootstrap_servers)
+    tables = []
+    for run in range(2):  # the second run, with a new checkpoint, finds nothing new in the file
+        tables.append(f"{table}_{run}")
+        stream = spark.readStream.format("eosconnect").options(**options).load()
+        query = (
+            stream.writeStream.format("memory")
+            .queryName(tables[-1])
+            .option("checkpointLocation", str(tmp_path / f"ck{run}"))
+            .trigger(availableNow=True)
+            .start()
+        )
+        query.awaitTermination(180)
+        assert query.exception() is None
 
-    rows = spark.table(name.replace("-", "_"))
-    partition = json.dumps({"filename": str(source)}, separators=(",", ":"))
+    in_kafka = read_committed(topic)
+    assert [r.value for r in in_kafka] == [b"alpha", b"beta"]
+    rows = spark.table(tables[0])
     expected = spark.createDataFrame(
-        [
-            ("lines", None, None, b"alpha", None, None, partition, '{"position":6}'),
-            ("lines", None, None, b"beta", None, None, partition, '{"position":11}'),
-        ],
-        SOURCE_ROW_DDL,
+        [(topic, r.partition, r.offset) for r in in_kafka], COMMITTED_ROW_DDL
     )
-    # Like Connect's FileStreamSourceTask, records carry the time they were read.
-    assert rows.filter("timestamp IS NULL").count() == 0
-    assert_df_equality(
-        rows.drop("timestamp"),
-        expected.drop("timestamp"),
-        ignore_row_order=True,
-        ignore_nullable=True,
-    )
+    assert spark.table(tables[1]).count() == 0
+    assert_df_equality(rows, expected, ignore_row_order=True, ignore_nullable=True)
 
 
 def test_file_source_offsets_have_connects_exact_bytes(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +140,160 @@ def test_large_file_across_read_chunks(tmp_path: Path) -> None:
     records = poll_all(source_task(path))
     assert [r.value for r in records] == lines
     assert records[-1].source_offset == {"position": path.stat().st_size}
+
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+def expected_lines(data: bytes, start: int = 0) -> list[tuple[str, int]]:
+    """Connect's lines of `data` from byte `start`: (value, position after the line end).
+
+    A line ends at LF, CR LF or a lone CR; a CR as the last byte is not a line end yet.
+    """
+    out: list[tuple[str, int]] = []
+    begin = start
+    for match in _LINE_END.finditer(data, start):
+        if match.group() == b"\r" and match.end() == len(data):
+            break
+        out.append((data[begin : match.start()].decode("utf-8", "replace"), match.end()))
+        begin = match.end()
+    return out
+
+
+def test_every_record_has_the_position_after_its_own_line(tmp_path: Path) -> None:
+    path = tmp_path / "in.txt"
+    data = b"".join(
+        b"line %d %s%s" % (i, "é€😀".encode() * (i % 4), (b"\n", b"\r\n", b"\r")[i % 3])
+        for i in range(3000)
+    )
+    path.write_bytes(data + b"tail without end")
+    records = poll_all(source_task(path, extra={"batch.size": "128"}))
+    assert values_and_positions(records) == expected_lines(data + b"tail without end")
+    assert len(records) == 3000
+    assert records[-1].source_offset == {"position": len(data)}
+
+
+def test_invalid_utf8_is_replaced_line_by_line(tmp_path: Path) -> None:
+    path = tmp_path / "in.txt"
+    data = b"ok\n\xff\xfe\n\xc3\n\xe2\x82\r\nabc\xe2\x82\xacdef\n\xf0\x9f\x98\rz\n"
+    path.write_bytes(data)
+    records = poll_all(source_task(path))
+    assert values_and_positions(records) == expected_lines(data)
+    assert [r.value for r in records][1:4] == ["\ufffd\ufffd", "\ufffd", "\ufffd"]
+
+
+def test_lines_spanning_large_reads_and_a_huge_line(tmp_path: Path) -> None:
+    path = tmp_path / "big.txt"
+    rng = random.Random(7)
+    pieces = [b"%d:" % i + "ü".encode() * rng.randrange(0, 400) for i in range(20000)]
+    pieces.insert(5000, b"h" * (3 * 1024 * 1024))  # longer than any sensible read size
+    data = b"".join(piece + (b"\r\n" if i % 2 else b"\n") for i, piece in enumerate(pieces))
+    path.write_bytes(data)
+    records = poll_all(source_task(path, extra={"batch.size": "5000"}))
+    assert values_and_positions(records) == expected_lines(data)
+
+
+def test_file_growing_in_random_pieces_between_polls(tmp_path: Path) -> None:
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"")
+    rng = random.Random(3)
+    data = b"".join(
+        "é".encode() * rng.randrange(0, 3) + b"x" * rng.randrange(0, 60) + rng.choice(ENDS)
+        for _ in range(4000)
+    )
+    task = source_task(path, extra={"batch.size": "37"})
+    records: list[SourceRecord] = []
+    written = 0
+    while written < len(data):
+        step = rng.choice([1, 2, 5, 100, 4096, 70000])
+        with path.open("ab") as f:
+            f.write(data[written : written + step])
+        written += step
+        for _ in range(rng.randrange(0, 3)):
+            batch = task.poll()
+            assert batch is None or 1 <= len(batch) <= 37
+            records.extend(batch or [])
+    records.extend(poll_all(task))
+    task.stop()
+    assert values_and_positions(records) == expected_lines(data)
+
+
+ENDS = [b"\n", b"\r\n", b"\r", b"\n\r", b"\r\r\n"]
+
+
+def test_polls_are_full_batches_while_lines_are_available(tmp_path: Path) -> None:
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"".join(b"%06d\n" % i for i in range(25000)))
+    for batch_size in (1, 999, 7000, 25000, 100000):
+        task = source_task(path, extra={"batch.size": str(batch_size)})
+        sizes = []
+        while batch := task.poll():
+            sizes.append(len(batch))
+        full, rest = divmod(25000, batch_size)
+        assert sizes == [batch_size] * full + ([rest] if rest else [])
+        task.stop()
+
+
+def test_records_of_one_poll_share_one_partition(tmp_path: Path) -> None:
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"a\nb\nc\n")
+    batch = source_task(path).poll() or []
+    assert len(batch) == 3
+    assert len({id(r.source_partition) for r in batch}) == 1
+    assert batch[0].source_partition == {"filename": str(path)}
+    assert len({r.timestamp for r in batch}) == 1
+
+
+def test_resumes_mid_file_at_any_line_across_reads(tmp_path: Path) -> None:
+    path = tmp_path / "big.txt"
+    data = b"".join(
+        b"%d " % i + b"y" * (i % 250) + (b"\r\n" if i % 5 else b"\r") for i in range(12000)
+    )
+    path.write_bytes(data)
+    lines = expected_lines(data)
+    rng = random.Random(11)
+    for _, position in [lines[0], lines[-2], *rng.sample(lines, 5)]:
+        reader = InMemoryOffsetStorageReader([({"filename": str(path)}, {"position": position})])
+        resumed = poll_all(source_task(path, reader, {"batch.size": "3000"}))
+        assert values_and_positions(resumed) == expected_lines(data, position)
+
+
+def test_resume_between_cr_and_lf_gives_an_empty_line(tmp_path: Path) -> None:
+    # As in Connect, an offset that points after a CR whose LF follows reads that LF as a line end.
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"a\r\nb\n")
+    reader = InMemoryOffsetStorageReader([({"filename": str(path)}, {"position": 2})])
+    assert values_and_positions(poll_all(source_task(path, reader))) == [("", 3), ("b", 5)]
+
+
+def test_trailing_cr_waits_then_lone_cr_ends_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"a\r\r")
+    task = source_task(path)
+    assert values_and_positions(task.poll() or []) == [("a", 2)]
+    assert task.poll() is None
+    with path.open("ab") as f:
+        f.write(b"b")
+    assert values_and_positions(task.poll() or []) == [("", 3)]
+    with path.open("ab") as f:
+        f.write(b"\r")
+    assert task.poll() is None
+    with path.open("ab") as f:
+        f.write(b"\n")
+    assert values_and_positions(task.poll() or []) == [("b", 6)]
+
+
+def test_stop_then_poll_reopens_at_the_stored_position(tmp_path: Path) -> None:
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"".join(b"%d\n" % i for i in range(100)))
+    reader = InMemoryOffsetStorageReader()
+    task = source_task(path, reader, {"batch.size": "10"})
+    first = task.poll() or []
+    task.stop()
+    assert first[-1].source_partition is not None
+    reader.set(first[-1].source_partition, first[-1].source_offset)
+    rest = poll_all(task)
+    assert [r.value for r in first + rest] == [str(i) for i in range(100)]
 
 
 def test_source_connector_options_and_single_task() -> None:

@@ -103,6 +103,53 @@ def test_large_key_space_uses_same_keys_as_generated_key() -> None:
     assert [r.key for r in records] == [generated_key(42, 0, n, 10**9) for n in range(100)]
 
 
+@pytest.mark.parametrize("key_space", [1, 7, 1000, 1 << 16, (1 << 16) + 1, 10**9, 2**63 - 1])
+@pytest.mark.parametrize("position", [0, 2**32 - 3, 2**63 - 40, 2**64 - 40, 2**70])
+def test_keys_and_values_match_the_reference_at_any_position(key_space: int, position: int) -> None:
+    # Far positions make (base + n) * golden cross 2**64 and exercise the 64-bit wrap-around.
+    reader = InMemoryOffsetStorageReader(
+        [({"generator": "demo", "task": 2}, {"position": position})]
+    )
+    task = make_task(
+        {"key.space": str(key_space), "records.per.poll": "50", "generator.task": "2", "seed": "5"},
+        reader,
+    )
+    records = (task.poll() or []) + (task.poll() or [])
+    assert pairs(records) == expected_records(5, 2, position, 100, key_space)
+    assert [r.source_offset for r in records] == [
+        {"position": position + i + 1} for i in range(100)
+    ]
+
+
+def test_poll_size_does_not_change_the_stream() -> None:
+    props = {"key.space": "123", "value.size": "17", "max.records": "1000"}
+    streams = []
+    for per_poll in ("1", "7", "1000", "5000"):
+        task = make_task({**props, "records.per.poll": per_poll})
+        records: list[SourceRecord] = []
+        while (batch := task.poll()) is not None:
+            records.extend(batch)
+        streams.append([(r.key, r.value, r.source_offset) for r in records])
+    assert all(stream == streams[0] for stream in streams)
+    assert [(k, v) for k, v, _ in streams[0]] == expected_records(42, 0, 0, 1000, 123, 17)
+
+
+@pytest.mark.parametrize("value_size", [0, 1, 61, 62, 63, 1000])
+def test_values_for_any_padding_size_and_seed(value_size: int) -> None:
+    for seed in (0, 61, -3):
+        task = make_task({"value.size": str(value_size), "seed": str(seed)})
+        records = task.poll() or []
+        assert [r.value for r in records] == [
+            generated_value(seed, 0, n, value_size) for n in range(100)
+        ]
+
+
+def test_records_of_one_poll_share_one_partition() -> None:
+    records = make_task().poll() or []
+    assert len({id(r.source_partition) for r in records}) == 1
+    assert records[0].source_partition == {"generator": "demo", "task": 0}
+
+
 def test_value_size_and_padding() -> None:
     records = make_task({"value.size": "0"}).poll() or []
     assert records[3].value == b"g:0:3:"

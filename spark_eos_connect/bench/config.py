@@ -1,0 +1,130 @@
+"""What one benchmark run writes (the same sizes for every mode) and the mode names."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+FILE = "file -> Kafka"
+GENERATOR = "generator -> Kafka"
+DELTA = "Kafka -> Delta"
+WORKS = {"file": FILE, "generator": GENERATOR, "delta": DELTA}
+"""Short names (`--only`) of the three works."""
+
+LIMIT = "limit"
+CONNECT = "Kafka Connect EOS worker"
+EXACTLY_ONCE = "eosconnect exactly-once"
+AT_LEAST_ONCE = "eosconnect at-least-once"
+SPARK_KAFKA = "Spark Kafka source"
+EOSCONNECT_DELTA = "eosconnect + delta_sink"
+
+PEERS: dict[tuple[str, str], str] = {
+    (FILE, EXACTLY_ONCE): CONNECT,
+    (GENERATOR, AT_LEAST_ONCE): EXACTLY_ONCE,
+    (DELTA, EOSCONNECT_DELTA): SPARK_KAFKA,
+}
+"""(work, mode) -> the mode of the same work it is compared with."""
+
+
+def split_batches(total: int, size: int) -> list[int]:
+    """`total` records in batches of `size`, the last one partial."""
+    sizes = []
+    left = total
+    while left > 0:
+        sizes.append(min(size, left))
+        left -= sizes[-1]
+    return sizes
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """The sizes of one run."""
+
+    records: int = 1_000_000
+    """Measured records of every mode (file lines, generator records, topic records)."""
+    tasks: int = 2
+    """The Generator's `tasks.max` (FileStreamSource always has one task)."""
+    per_trigger: int = 450_000
+    """`maxRecordsPerTrigger` (and `maxOffsetsPerTrigger`): records per micro-batch, all tasks.
+    By default the last batch is small (100,000 after two of 450,000), so the fixed cost of a
+    batch and the cost of a record can be told apart."""
+    value_size: int = 100
+    """The Generator's `value.size`, the file's line length and the Delta topic's value size."""
+    records_per_poll: int = 10_000
+    """The Generator's `records.per.poll`."""
+    file_batch_size: int = 10_000
+    """FileStreamSource's `batch.size` (Connect's and eosconnect's)."""
+    delta_rounds: int = 2
+    """Measured rounds per Kafka -> Delta reader (after an unmeasured warm-up round each)."""
+    delta_partitions: int = 2
+    """Partitions of the Kafka -> Delta input topic."""
+    works: tuple[str, ...] = (FILE, GENERATOR, DELTA)
+    """Which works run."""
+
+    def __post_init__(self) -> None:
+        for name in (
+            "records",
+            "tasks",
+            "per_trigger",
+            "records_per_poll",
+            "file_batch_size",
+            "delta_rounds",
+            "delta_partitions",
+        ):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if self.value_size < 0:
+            raise ValueError(f"value_size must be at least 0, not {self.value_size}")
+        if self.records % self.tasks:
+            raise ValueError(
+                f"records ({self.records}) must be a multiple of tasks ({self.tasks}): every "
+                "generator task writes the same number of records"
+            )
+        unknown = set(self.works) - set(WORKS.values())
+        if unknown or not self.works:
+            raise ValueError(f"works must be among {sorted(WORKS.values())}, not {self.works}")
+
+    # -- generator -> Kafka: per task, one unmeasured warm-up batch, then the measured ones --
+
+    @property
+    def task_records(self) -> int:
+        """Measured generator records of one task."""
+        return self.records // self.tasks
+
+    @property
+    def task_batch(self) -> int:
+        """Generator records of one task in a full micro-batch: its share of the trigger (a
+        task keeps what it polled beyond its share for the next batch)."""
+        return math.ceil(self.per_trigger / self.tasks)
+
+    def generator_batches(self) -> list[int]:
+        """One task's measured batch sizes."""
+        return split_batches(self.task_records, self.task_batch)
+
+    @property
+    def task_total(self) -> int:
+        """Everything one generator task writes (its `max.records`): warm-up plus measured."""
+        return self.task_batch + self.task_records
+
+    @property
+    def generator_total(self) -> int:
+        """Everything a generator mode writes to its topic."""
+        return self.task_total * self.tasks
+
+    # -- file -> Kafka: one task, every batch timed ---------------------------------------
+
+    def file_batches(self) -> list[int]:
+        """The file's lines in micro-batches of the single task."""
+        return split_batches(self.records, self.per_trigger)
+
+    def as_dict(self) -> dict[str, Any]:
+        """For the JSON report."""
+        return {**asdict(self), "works": list(self.works)}
+
+
+QUICK = {"records": 100_000, "per_trigger": 45_000, "delta_rounds": 1}
+"""`--quick`: a tenth of the records, one measured Kafka -> Delta round per reader."""
+
+DELTA_WARMUP_RECORDS = 10_000
+"""Records of the small topic each Kafka -> Delta reader warms up on."""

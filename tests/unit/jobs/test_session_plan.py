@@ -1,0 +1,196 @@
+"""Which master and configuration a job's session gets (spark/session.py, pure functions)."""
+
+from __future__ import annotations
+
+import pytest
+
+from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.spark.jobs import embedded_broker_warning
+from spark_eos_connect.spark.session import (
+    DELTA_SESSION_CONF,
+    choose_master,
+    has_delta_jar,
+    is_local_master,
+    plan_session,
+    submit_args_master,
+)
+
+DELTA = "/jars/delta-spark_2.13-4.4.0.jar"
+
+
+def jars() -> list[str]:
+    return [DELTA, "/jars/delta-storage-4.4.0.jar"]
+
+
+def no_jars() -> list[str]:
+    raise AssertionError("the jars were not needed")
+
+
+@pytest.mark.parametrize(
+    ("master", "local"),
+    [
+        ("local", True),
+        ("local[2]", True),
+        ("local[*]", True),
+        ("local[2,4]", True),
+        ("local-cluster[2,1,1024]", False),
+        ("spark://127.0.0.1:7077", False),
+        ("yarn", False),
+    ],
+)
+def test_local_masters_are_one_jvm(master: str, local: bool) -> None:
+    assert is_local_master(master) is local
+
+
+def test_nothing_set_falls_back_to_a_local_master_with_local_tuning() -> None:
+    plan = plan_session("app", cores=3, env={}, delta_jars=jars)
+
+    assert (plan.master, plan.origin, plan.local) == ("local[3,4]", "local default", True)
+    assert plan.conf["spark.master"] == "local[3,4]"
+    assert plan.conf["spark.ui.enabled"] == "false"
+    assert plan.conf["spark.sql.shuffle.partitions"] == "3"
+    assert plan.conf["spark.jars"] == ",".join(jars())
+    assert plan.conf.items() >= DELTA_SESSION_CONF.items()
+    assert "spark.jars.packages" not in plan.conf  # never Ivy
+
+
+def test_spark_submit_master_and_settings_win_and_are_not_overridden() -> None:
+    submitted = {
+        "spark.master": "spark://127.0.0.1:7077",
+        "spark.jars": DELTA,
+        "spark.app.name": "mine",
+        "spark.sql.shuffle.partitions": "8",
+    }
+    plan = plan_session(
+        "app", submitted=submitted, env={"SPARK_MASTER": "local[1]"}, delta_jars=no_jars
+    )
+
+    assert (plan.master, plan.origin, plan.local) == (
+        "spark://127.0.0.1:7077",
+        "spark-submit",
+        False,
+    )
+    assert plan.submitted
+    for key in submitted:  # already in the JVM's configuration: left as spark-submit set them
+        assert key not in plan.conf
+    assert "spark.ui.enabled" not in plan.conf and "spark.driver.memory" not in plan.conf
+    assert plan.conf.items() >= DELTA_SESSION_CONF.items()
+
+
+def test_spark_submit_default_local_master_is_kept_as_given() -> None:
+    plan = plan_session("app", submitted={"spark.master": "local[*]"}, env={}, delta_jars=no_jars)
+
+    assert (plan.master, plan.origin) == ("local[*]", "spark-submit")
+    assert "spark.master" not in plan.conf
+    assert plan.conf["spark.ui.enabled"] == "false"  # local tuning still applies
+
+
+def test_spark_submit_without_delta_jars_turns_delta_off_with_a_note() -> None:
+    plan = plan_session("app", submitted={"spark.master": "local[*]"}, env={}, delta_jars=no_jars)
+
+    assert "spark.jars" not in plan.conf
+    assert "spark.sql.extensions" not in plan.conf
+    assert len(plan.notes) == 1 and "--jars" in plan.notes[0]
+
+
+def test_a_master_conflicting_with_spark_submit_is_refused() -> None:
+    with pytest.raises(ConfigError, match="give the master to spark-submit"):
+        plan_session(
+            "app",
+            master="local[1]",
+            submitted={"spark.master": "spark://h:7077"},
+            env={},
+            delta_jars=no_jars,
+        )
+    same = plan_session(
+        "app", master="spark://h:7077", submitted={"spark.master": "spark://h:7077"}, env={}
+    )
+    assert same.origin == "spark-submit"
+
+
+def test_job_master_beats_conf_and_environment() -> None:
+    env = {"SPARK_MASTER": "spark://env:7077", "PYSPARK_SUBMIT_ARGS": "--master yarn pyspark-shell"}
+
+    plan = plan_session("app", master="spark://flag:7077", env=env, delta_jars=jars)
+
+    assert (plan.master, plan.origin) == ("spark://flag:7077", "--master")
+    assert plan.conf["spark.master"] == "spark://flag:7077"
+    assert "spark.ui.enabled" not in plan.conf  # no single-machine tuning on a cluster
+    assert plan.conf["spark.jars"] == ",".join(jars())  # shipped by the driver to executors
+
+
+def test_conf_master_is_a_request_and_two_different_ones_are_refused() -> None:
+    plan = plan_session("app", extra={"spark.master": "local[1]"}, env={}, delta_jars=jars)
+    assert (plan.master, plan.origin, plan.conf["spark.master"]) == (
+        "local[1]",
+        "--conf",
+        "local[1]",
+    )
+
+    with pytest.raises(ConfigError, match="two masters"):
+        choose_master("local[1]", "local[2]", None, {})
+
+
+def test_submit_args_then_environment() -> None:
+    args_env = {"PYSPARK_SUBMIT_ARGS": "--master local-cluster[2,1,1024] pyspark-shell"}
+    assert choose_master(None, None, None, {**args_env, "SPARK_MASTER": "x"}) == (
+        "local-cluster[2,1,1024]",
+        "$PYSPARK_SUBMIT_ARGS",
+        False,  # pyspark passes it to spark-submit itself
+    )
+    assert choose_master(None, None, None, {"SPARK_MASTER": "spark://e:1"}) == (
+        "spark://e:1",
+        "$SPARK_MASTER",
+        True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "master"),
+    [
+        ("--master spark://h:1 pyspark-shell", "spark://h:1"),
+        ("--conf a=b --master=local[3] pyspark-shell", "local[3]"),
+        ("pyspark-shell", None),
+        (None, None),
+    ],
+)
+def test_submit_args_master(args: str | None, master: str | None) -> None:
+    assert submit_args_master(args) == master
+
+
+def test_a_running_session_is_reused_and_a_master_request_noted() -> None:
+    plan = plan_session(
+        "app",
+        master="local[1]",
+        extra={"spark.sql.shuffle.partitions": "4"},
+        active_master="spark://databricks:7077",
+        env={},
+        delta_jars=no_jars,
+    )
+
+    assert plan.reuse and (plan.master, plan.local) == ("spark://databricks:7077", False)
+    assert plan.conf == {"spark.sql.shuffle.partitions": "4"}
+    assert "--master ignored" in plan.notes[0]
+
+
+def test_user_jars_are_kept_next_to_delta_and_extra_conf_wins() -> None:
+    plan = plan_session(
+        "app",
+        extra={"spark.jars": "/x/mine.jar", "spark.ui.enabled": "true"},
+        env={},
+        delta_jars=jars,
+    )
+
+    assert plan.conf["spark.jars"] == ",".join(["/x/mine.jar", *jars()])
+    assert plan.conf["spark.ui.enabled"] == "true"
+    assert has_delta_jar(plan.conf["spark.jars"]) and not has_delta_jar("/x/mine.jar")
+
+
+def test_the_embedded_broker_warns_on_a_cluster_only() -> None:
+    local = plan_session("app", env={}, delta_jars=jars)
+    cluster = plan_session("app", master="spark://127.0.0.1:7077", env={}, delta_jars=jars)
+
+    assert embedded_broker_warning(local) is None
+    warning = embedded_broker_warning(cluster)
+    assert warning is not None and "--bootstrap-servers" in warning
+    assert "spark://127.0.0.1:7077" in warning
