@@ -37,18 +37,22 @@ def begin_generation(
     fence: Callable[[int], None],
     exactly_once: bool,
     timeout_s: float = 60.0,
+    leader: ConfigLeader | None = None,
 ) -> tuple[ConfigLeader, ClusterConfigSnapshot]:
     """Write a new generation as leader; returns the leader and the snapshot that shows it.
 
-    Steps: read to the end; claim leadership (fencing older leaders); write the connector config
-    if it changed and the task configs; fence every producer of the earlier generations; write
-    the task-count record and read until it is visible after the new task configs. A leader that
-    is fenced midway re-reads the topic and starts over, so the topic never holds a task-count
-    record that a newer leader did not decide.
+    Steps: claim leadership unless `leader` still holds it (fencing older leaders and aborting
+    their open transactions, so the read below neither waits on them nor misses their last
+    write); read to the end; write the connector config if it changed and the task configs;
+    fence every producer of the earlier generations; write the task-count record and read until
+    it is visible after the new task configs. A leader that is fenced midway claims again,
+    re-reads the topic and starts over, so the topic never holds a task-count record that a
+    newer leader did not decide.
     """
     for attempt in range(1, LEADER_ATTEMPTS + 1):
+        if leader is None or leader.fenced:
+            leader = store.leader(timeout_s)
         snapshot = store.read_to_end(timeout_s)
-        leader = store.leader(timeout_s)
         try:
             plan = start_generation(snapshot, name, dict(connector_config), task_configs)
             if plan.write_connector_config:
@@ -61,6 +65,7 @@ def begin_generation(
         except LeaderFencedError as error:
             log.warning("leader for %s fenced (attempt %d): %s", name, attempt, error)
             leader.close()
+            leader = None
     raise GenerationStartError(
         f"could not start a new generation of connector {name}: another leader kept fencing "
         f"this driver ({LEADER_ATTEMPTS} attempts)"

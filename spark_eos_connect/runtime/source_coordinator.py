@@ -7,7 +7,8 @@ from __future__ import annotations
 import logging
 import math
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from spark_eos_connect.api.config import InvalidConfigError
 from spark_eos_connect.api.source import (
@@ -29,6 +30,7 @@ from spark_eos_connect.storage.offsets import OffsetsTopicView, ensure_offsets_t
 from spark_eos_connect.storage.status_store import KafkaStatusStore
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 STATE_CHECK_INTERVAL_S = 0.5
 RUNNING_STATES = {
@@ -69,21 +71,52 @@ def load_source_connector(config: SourcePipelineConfig) -> SourceConnector:
         raise InvalidConfigError(problems)
     props = dict(config.connector_props)
     if config.exactly_once and config.exactly_once_required:
-        support = connector.exactly_once_support(props)
-        if support is not ExactlyOnceSupport.SUPPORTED:
-            raise ConfigError(
-                f"exactly.once.support=required, but connector {config.name} "
-                f"({config.connector_class}) does not declare exactly-once support for this "
-                f"configuration (it answered {support.name if support else 'unknown'})"
-            )
+        _check_exactly_once_support(connector, config, props)
     if config.transaction_boundary == "connector":
-        answer = connector.can_define_transaction_boundaries(props)
-        if answer is not ConnectorTransactionBoundaries.SUPPORTED:
-            raise ConfigError(
-                f"transaction.boundary=connector, but connector {config.name} "
-                f"({config.connector_class}) cannot define transaction boundaries"
-            )
+        _check_transaction_boundaries(connector, config, props)
     return connector
+
+
+def _check_exactly_once_support(
+    connector: SourceConnector, config: SourcePipelineConfig, props: dict[str, str]
+) -> None:
+    """``exactly.once.support=required``: refuse a connector that does not declare it."""
+    option = "exactly.once.support=required"
+    question = "whether it supports exactly-once delivery"
+    support = _preflight(option, question, config, lambda: connector.exactly_once_support(props))
+    if support is not ExactlyOnceSupport.SUPPORTED:
+        raise ConfigError(
+            f"{option}, but connector {config.name} ({config.connector_class}) does not declare "
+            "exactly-once support for this configuration "
+            f"(it answered {support.name if support else 'unknown'})"
+        )
+
+
+def _check_transaction_boundaries(
+    connector: SourceConnector, config: SourcePipelineConfig, props: dict[str, str]
+) -> None:
+    """``transaction.boundary=connector``: refuse a connector that cannot define them."""
+    option = "transaction.boundary=connector"
+    question = "whether it can define transaction boundaries"
+    answer = _preflight(
+        option, question, config, lambda: connector.can_define_transaction_boundaries(props)
+    )
+    if answer is not ConnectorTransactionBoundaries.SUPPORTED:
+        raise ConfigError(
+            f"{option}, but connector {config.name} ({config.connector_class}) cannot define "
+            "transaction boundaries"
+        )
+
+
+def _preflight(option: str, question: str, config: SourcePipelineConfig, ask: Callable[[], T]) -> T:
+    """The connector's answer to `ask`; if it raises, a `ConfigError` naming `option` first."""
+    try:
+        return ask()
+    except Exception as exc:
+        raise ConfigError(
+            f"{option}, but connector {config.name} ({config.connector_class}) failed when asked "
+            f"{question} for this configuration: {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 class SourceCoordinator:
@@ -119,6 +152,7 @@ class SourceCoordinator:
             raise ConnectorFailedError(
                 f"connector {config.name} failed to start:\n{self.connector.trace}"
             )
+        self.leader = self.config_store.leader()  # before the first read: fences a zombie leader
         self.refresh_target_state(force=True)
         self.primary_view = OffsetsTopicView(kafka, config.primary_offsets_topic)
         self.global_view = (
@@ -135,8 +169,6 @@ class SourceCoordinator:
     def start_generation(self) -> None:
         """Lead a new generation of this connector's tasks (KIP-618 §5, see `leadership`)."""
         config, kafka = self.config, self.config.kafka
-        if self.leader is not None:
-            self.leader.close()
         self.leader, snapshot = begin_generation(
             self.config_store,
             config.name,
@@ -144,6 +176,7 @@ class SourceCoordinator:
             self.task_configs,
             fence=lambda task: fence_transactional_id(kafka, config.task_transactional_id(task)),
             exactly_once=config.exactly_once,
+            leader=self.leader,
         )
         self.generation_commit_offset = snapshot.latest_commit_offset(config.name)
         self.generation = snapshot.generation(config.name)
