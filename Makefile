@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export EOSCONNECT_JARS_DIR ?= $(CURDIR)/.jars
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: help setup jars demo test unit integration lint bench docs dist clean
+.PHONY: help setup jars demo test test-cluster unit integration lint bench docs dist clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -29,14 +29,17 @@ demo: setup ## start a local broker and run the demo job end to end
 
 TEST_WORKERS ?= 2
 
-test: setup ## unit and integration tests against a real local broker, Spark and Delta
-	$(PY) -m pytest -n $(TEST_WORKERS)
+test: setup ## unit and integration tests against a real local broker, Spark cluster and Delta
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+
+test-cluster: setup ## only the tests on the Spark standalone cluster (master + two workers)
+	$(PY) -m pytest -m cluster tests/integration/cluster
 
 unit: setup ## unit tests only (no broker, no Spark)
 	$(PY) -m pytest tests/unit
 
 integration: setup ## integration tests only
-	$(PY) -m pytest -n $(TEST_WORKERS) tests/integration
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup tests/integration
 
 lint: setup ## ruff and mypy
 	$(VENV)/bin/ruff check .

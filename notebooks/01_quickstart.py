@@ -8,7 +8,26 @@
 
 # COMMAND ----------
 
-# MAGIC %pip install spark-eos-connect
+# MAGIC %md
+# MAGIC Install the project's wheel on the cluster: `make dist` builds it into the project's
+# MAGIC `dist/`; in a Databricks Git folder of the project the default path below finds it,
+# MAGIC otherwise upload the wheel to the workspace (or a volume) and give its path in the
+# MAGIC `wheel` widget.
+
+# COMMAND ----------
+
+from pathlib import Path
+
+WHEEL = "spark_eos_connect-0.1.0-py3-none-any.whl"  # what `make dist` builds
+try:
+    dbutils.widgets.text("wheel", str(Path.cwd().parent / "dist" / WHEEL))  # noqa: F821
+    wheel = dbutils.widgets.get("wheel")  # noqa: F821 - defined on Databricks
+except NameError:  # not on Databricks: the library is installed already
+    wheel = ""
+
+# COMMAND ----------
+
+# MAGIC %pip install $wheel
 
 # COMMAND ----------
 

@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
         client = {"bootstrap.servers": bootstrap, **options_dict(args.kafka)}
         ensure_topic(admin_client(client), args.topic, partitions=2)
-        spark = job_session(plan)
+        spark = job_session(plan, args.verbose)
         source = source_options(args, bootstrap)
         records = spark.readStream.format("eosconnect").options(**source).load()
         to_kafka = (

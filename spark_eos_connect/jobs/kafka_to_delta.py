@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     extra = {**SESSION_CONF, **options_dict(args.conf)}
     plan = plan_job_session(f"kafka_to_delta-{args.name}", args.master, extra)
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
-        spark = job_session(plan)
+        spark = job_session(plan, args.verbose)
         options = connector_options(args, bootstrap)
         sink = delta_sink(options)
         resume = starting_offsets(options, spark)

@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     arm_drain_file()
     plan = plan_job_session(f"source_to_kafka-{args.name}", args.master, options_dict(args.conf))
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
-        spark = job_session(plan)
+        spark = job_session(plan, args.verbose)
         kafka = {"kafka.bootstrap.servers": bootstrap, **options_dict(args.kafka, "kafka.")}
         options = {
             "name": args.name,

@@ -34,6 +34,13 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
         help="Spark master when not started by spark-submit (default: $SPARK_MASTER, else "
         "local[2,4]); under spark-submit give spark-submit's --master instead",
     )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="keep Spark's own logging (quiet by default: errors and lost tasks only; a log4j "
+        "file in spark.driver.extraJavaOptions or spark-submit --driver-java-options also "
+        "keeps it)",
+    )
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,14 +90,16 @@ def plan_job_session(
     return plan
 
 
-def job_session(plan: SessionPlan) -> Any:
-    """The job's SparkSession; its drain file (`arm_drain_file`) reaches the source reader even
-    when spark-submit started the JVM before the job chose the file."""
+def job_session(plan: SessionPlan, verbose: bool = False) -> Any:
+    """The job's SparkSession, Spark's logging quiet unless `verbose` (see
+    `spark_eos_connect.spark.session`); its drain file (`arm_drain_file`) reaches the source
+    reader even when spark-submit started the JVM before the job chose the file."""
     from spark_eos_connect.spark.drain import DRAIN_ENV
-    from spark_eos_connect.spark.session import build_session
+    from spark_eos_connect.spark.session import build_session, submitted_conf, wants_quiet_logs
 
     drain = os.environ.get(DRAIN_ENV)
-    return build_session(plan, worker_env={DRAIN_ENV: drain} if drain else None)
+    quiet = wants_quiet_logs(plan, verbose, submitted_conf() or {})
+    return build_session(plan, worker_env={DRAIN_ENV: drain} if drain else None, quiet=quiet)
 
 
 def embedded_broker_warning(plan: SessionPlan | None) -> str | None:

@@ -10,6 +10,10 @@ Which master, first match wins (`plan_session`, pure):
 5. otherwise `local[cores,4]` (4 attempts per task, as on a cluster).
 
 Tuning for one machine (no UI, `cores` shuffle partitions) applies to a local master only.
+
+Jobs quiet Spark's own logging from the start (`jvm/log4j2-spark.properties`: errors, plus
+the warnings about lost tasks); `--verbose`, or a log4j configuration file given in
+`spark.driver.extraJavaOptions` (spark-submit `--driver-java-options`), keeps Spark's logs.
 """
 
 from __future__ import annotations
@@ -34,6 +38,9 @@ SUBMIT_ARGS_ENV = "PYSPARK_SUBMIT_ARGS"
 MASTER_ENV = "SPARK_MASTER"
 LOCAL_DEFAULT = "local default"
 DELTA_JAR_PREFIX = "delta-spark_"
+LOG4J_CONFIG_FLAG = "-Dlog4j2.configurationFile"
+QUIET_LOG4J_FILE = "log4j2-spark.properties"
+"""In `spark_eos_connect.jvm`: the logging of a quiet job (errors, lost tasks)."""
 
 
 @dataclass(frozen=True)
@@ -236,6 +243,44 @@ def current_plan(
     )
 
 
+def wants_quiet_logs(plan: SessionPlan, verbose: bool, submitted: Mapping[str, str]) -> bool:
+    """Whether a job should quiet Spark's logging: not when asked to be verbose, not for a
+    running session (not the job's to change), not when the user gave a log4j file."""
+    if verbose or plan.reuse:
+        return False
+    java_options = plan.conf.get(
+        "spark.driver.extraJavaOptions", submitted.get("spark.driver.extraJavaOptions", "")
+    )
+    return LOG4J_CONFIG_FLAG not in java_options
+
+
+def quiet_log_config() -> Path:
+    """The log4j2 file of a quiet job."""
+    from importlib import resources
+
+    return Path(str(resources.files("spark_eos_connect.jvm").joinpath(QUIET_LOG4J_FILE)))
+
+
+def with_quiet_logging(conf: Mapping[str, str]) -> dict[str, str]:
+    """`conf` with the quiet log4j2 file added to the driver JVM's options (for a JVM this
+    process starts)."""
+    options = conf.get("spark.driver.extraJavaOptions", "")
+    flag = f"{LOG4J_CONFIG_FLAG}={quiet_log_config().as_uri()}"
+    return {**conf, "spark.driver.extraJavaOptions": f"{options} {flag}".strip()}
+
+
+def quiet_running_jvm() -> None:
+    """Load the quiet log4j2 file into the running driver JVM (spark-submit's: it logged its
+    own start-up before this process ran, and Spark reloads its default logging while the
+    SparkContext starts, which `spark.log.level` quiets)."""
+    from pyspark import SparkContext
+
+    jvm = SparkContext._jvm
+    assert jvm is not None
+    uri = jvm.java.net.URI(quiet_log_config().as_uri())
+    jvm.org.apache.logging.log4j.core.config.Configurator.reconfigure(uri)
+
+
 def use_this_interpreter_for_workers(plan: SessionPlan | None = None) -> None:
     """Make Spark's Python workers run this interpreter, which has the project's packages: always
     for a local master, and on a cluster unless `$PYSPARK_PYTHON` names one."""
@@ -246,12 +291,16 @@ def use_this_interpreter_for_workers(plan: SessionPlan | None = None) -> None:
 
 
 def build_session(
-    plan: SessionPlan, register: bool = True, worker_env: Mapping[str, str] | None = None
+    plan: SessionPlan,
+    register: bool = True,
+    worker_env: Mapping[str, str] | None = None,
+    quiet: bool = False,
 ) -> Any:
     """The SparkSession `plan` describes, with the `eosconnect` data source registered.
 
     `worker_env` reaches the data source's Python processes (driver-side readers, executors)
-    even when spark-submit started the JVM before this process set it.
+    even when spark-submit started the JVM before this process set it; `quiet` quiets Spark's
+    logging from the start (see the module docstring).
     """
     from pyspark.sql import SparkSession
 
@@ -262,11 +311,19 @@ def build_session(
                 spark.conf.set(key, value)
     else:
         use_this_interpreter_for_workers(plan)
+        conf = plan.conf
+        if quiet and plan.submitted:
+            conf = {**conf, "spark.log.level": "ERROR"}
+        elif quiet:
+            conf = with_quiet_logging(conf)
         builder = SparkSession.builder
-        for key, value in plan.conf.items():
+        for key, value in conf.items():
             builder = builder.config(key, value)
         spark = builder.getOrCreate()
-        spark.sparkContext.setLogLevel("WARN")
+        if quiet and plan.submitted:
+            quiet_running_jvm()
+        elif not quiet:
+            spark.sparkContext.setLogLevel("WARN")
     spark.sparkContext.environment.update(worker_env or {})
     if register:
         import spark_eos_connect

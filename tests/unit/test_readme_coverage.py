@@ -44,12 +44,31 @@ def test_coverage_names_no_snippet_the_readme_lost() -> None:
     assert sorted(set(readme.COVERAGE) - keys) == []
 
 
+def defined_functions(path: Path) -> set[str]:
+    module = ast.parse(path.read_text())
+    return {node.name for node in module.body if isinstance(node, ast.FunctionDef)}
+
+
 def test_covering_tests_exist() -> None:
-    module = ast.parse((DOCS_TESTS / "test_readme_snippets.py").read_text())
-    defined = {node.name for node in module.body if isinstance(node, ast.FunctionDef)}
-    named = {test for test in readme.COVERAGE.values() if not test.startswith(readme.CI)}
+    defined = defined_functions(DOCS_TESTS / "test_readme_snippets.py")
+    named = {
+        test
+        for test in readme.COVERAGE.values()
+        if not test.startswith((readme.CI, readme.ELSEWHERE))
+    }
     assert named <= defined, sorted(named - defined)
     assert {n for n in defined if n.startswith("test_")} <= named  # none is left unregistered
+
+
+def test_covering_tests_elsewhere_exist() -> None:
+    elsewhere = [
+        test.removeprefix(readme.ELSEWHERE).split("::")
+        for test in readme.COVERAGE.values()
+        if test.startswith(readme.ELSEWHERE)
+    ]
+    assert elsewhere
+    for path, name in elsewhere:
+        assert name in defined_functions(REPO / path), f"{path}::{name}"
 
 
 def test_a_new_block_or_command_would_be_caught() -> None:

@@ -21,6 +21,9 @@ COMMAND_WORDS = frozenset(
 
 CI = "CI:"
 """Prefix of a coverage entry exercised by CI itself rather than by a test in this folder."""
+ELSEWHERE = "TEST:"
+"""Prefix of a coverage entry naming a test outside this folder (`TEST:path::name`), for
+snippets that need another folder's fixtures (the Spark cluster's)."""
 
 COVERAGE: dict[str, str] = {
     # `make demo` and `make test` are the two commands CI runs: `make test` runs this suite,
@@ -45,6 +48,9 @@ COVERAGE: dict[str, str] = {
         "test_cli_block_drives_a_registered_connector"
     ),
     "make docs": "test_make_docs_leaves_a_current_readme_unchanged",
+    "make test-cluster": "test_make_test_cluster_collects_exactly_the_cluster_tests",
+    "```bash make dist": f"{ELSEWHERE}tests/integration/cluster/test_jobs_on_cluster.py"
+    "::test_readme_block_submits_to_the_cluster",
 }
 """Snippet key -> the test in `test_readme_snippets.py` that runs it (or a `CI:` note)."""
 

@@ -213,6 +213,20 @@ def test_make_help_lists_the_targets_the_readme_names() -> None:
     assert named and named <= listed
 
 
+def test_make_test_cluster_collects_exactly_the_cluster_tests() -> None:
+    [recipe] = make_targets((REPO / "Makefile").read_text())["test-cluster"][1]
+    argv = [sys.executable, *shlex.split(recipe)[1:], "--collect-only", "-q"]
+    assert shlex.split(recipe)[0] == "$(PY)", recipe
+
+    result = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=120)
+
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    collected = {line.split("::")[0] for line in result.stdout.splitlines() if "::" in line}
+    cluster = REPO / "tests" / "integration" / "cluster"
+    cluster_tests = {str(path.relative_to(REPO)) for path in cluster.glob("test_*.py")}
+    assert cluster_tests and collected == cluster_tests
+
+
 def test_make_docs_leaves_a_current_readme_unchanged(tmp_path: Path) -> None:
     """`make docs` runs `python -m spark_eos_connect.docs --write README.md`: on a copy here."""
     [recipe] = make_targets((REPO / "Makefile").read_text())["docs"][1]

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from .test_source_to_kafka_job import spark_log_lines
+
 pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[3]
@@ -29,6 +31,10 @@ def test_spark_submit_end_to_end_with_no_arguments() -> None:
     )
 
     assert result.returncode == 0, result.stderr[-3000:]
+    # spark-submit logs its own start-up; from the first micro-batch on, only the job speaks
+    after_start = result.stderr.split("Setting Spark log level", 1)[-1]
+    assert "Setting Spark log level" in result.stderr
+    assert not spark_log_lines(after_start), after_start[-3000:]
     assert "verification: source records 40000, Delta rows 40000, duplicates 0, missing 0" in (
         result.stdout
     )

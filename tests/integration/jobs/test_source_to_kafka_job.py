@@ -17,6 +17,11 @@ from ..runtime.test_source_crash_recovery import assert_each_record_exactly_once
 pytestmark = pytest.mark.integration
 
 
+def spark_log_lines(output: str) -> list[str]:
+    """Spark's INFO and WARN log lines in a job's output."""
+    return [line for line in output.splitlines() if " INFO " in line or " WARN " in line]
+
+
 def test_sigterm_stops_between_batches_and_leaves_no_open_transaction(
     kafka_config: dict[str, Any],
     bootstrap_servers: str,
@@ -39,6 +44,7 @@ def test_sigterm_stops_between_batches_and_leaves_no_open_transaction(
 
     assert job.process.returncode == 0, output[-3000:]
     assert "records committed to Kafka" in output  # the summary of at least one micro-batch
+    assert not spark_log_lines(output), "Spark's logging is quiet unless --verbose"
     # Reading up to the high watermark finishes only if no transaction is left open.
     read_to_end(kafka_config, [topic], wait_for_open_transactions=True, timeout_s=20)
     resumed = run_job("source_to_kafka.py", *args)

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from spark_eos_connect import __version__
+
 pytestmark = pytest.mark.integration
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[3] / "notebooks").glob("*.py"))
@@ -36,11 +38,22 @@ def test_notebooks_are_present() -> None:
     assert {notebook.stem for notebook in NOTEBOOKS} >= EXPECTED
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_installs_the_library_first(notebook: Path) -> None:
+def code_cells(notebook: Path) -> list[str]:
+    """Every cell but the markdown ones, `%pip` cells included."""
     cells = [cell.strip() for cell in notebook.read_text()[len(HEADER) :].split(SEPARATOR)]
-    first_code = next(cell for cell in cells if not cell.startswith("# MAGIC %md"))
-    assert first_code == "# MAGIC %pip install spark-eos-connect"
+    return [cell for cell in cells if cell and not cell.startswith("# MAGIC %md")]
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_installs_the_wheel_make_dist_builds_first(notebook: Path) -> None:
+    widget, install, *_ = code_cells(notebook)
+    namespace: dict[str, Any] = {}
+    exec(widget, namespace)  # off Databricks: no widget, nothing to install
+
+    assert namespace["WHEEL"] == f"spark_eos_connect-{__version__}-py3-none-any.whl"
+    assert 'dbutils.widgets.text("wheel", str(Path.cwd().parent / "dist" / WHEEL))' in widget
+    assert namespace["wheel"] == ""
+    assert install == "# MAGIC %pip install $wheel"
 
 
 def stop_leftovers(spark: Any, namespace: dict[str, Any]) -> None:

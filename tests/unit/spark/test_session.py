@@ -1,4 +1,5 @@
-"""Which master and configuration a job's session gets (spark/session.py, pure functions)."""
+"""Which master, configuration and logging a job's session gets (spark/session.py, pure
+functions)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.spark.jobs import embedded_broker_warning
 from spark_eos_connect.spark.session import (
     DELTA_SESSION_CONF,
+    LOG4J_CONFIG_FLAG,
+    SessionPlan,
     choose_master,
     has_delta_jar,
     is_local_master,
     plan_session,
     submit_args_master,
+    wants_quiet_logs,
+    with_quiet_logging,
 )
 
 DELTA = "/jars/delta-spark_2.13-4.4.0.jar"
@@ -194,3 +199,36 @@ def test_the_embedded_broker_warns_on_a_cluster_only() -> None:
     warning = embedded_broker_warning(cluster)
     assert warning is not None and "--bootstrap-servers" in warning
     assert "spark://127.0.0.1:7077" in warning
+
+
+def test_jobs_are_quiet_unless_verbose() -> None:
+    plan = SessionPlan("local[2,4]", "local default", {"spark.app.name": "job"})
+
+    assert wants_quiet_logs(plan, verbose=False, submitted={})
+    assert not wants_quiet_logs(plan, verbose=True, submitted={})
+
+
+def test_a_running_session_keeps_its_logging() -> None:
+    plan = SessionPlan("local[2]", "the running session", {}, reuse=True)
+
+    assert not wants_quiet_logs(plan, verbose=False, submitted={})
+
+
+@pytest.mark.parametrize("where", ["conf", "spark-submit"])
+def test_a_users_log4j_file_keeps_spark_logging(where: str) -> None:
+    options = {"spark.driver.extraJavaOptions": f"-Xss4m {LOG4J_CONFIG_FLAG}=file:/etc/l.xml"}
+    conf, submitted = (options, {}) if where == "conf" else ({}, options)
+    plan = SessionPlan("spark://h:7077", "spark-submit", conf, submitted=where != "conf")
+
+    assert not wants_quiet_logs(plan, verbose=False, submitted=submitted)
+
+
+def test_quiet_logging_joins_the_drivers_java_options() -> None:
+    conf = with_quiet_logging({"spark.driver.extraJavaOptions": "-Xss4m", "spark.app.name": "j"})
+
+    options = conf["spark.driver.extraJavaOptions"].split()
+    assert options[0] == "-Xss4m"
+    flag, uri = options[1].split("=", 1)
+    assert flag == LOG4J_CONFIG_FLAG
+    assert uri.startswith("file:/") and uri.endswith("/jvm/log4j2-spark.properties")
+    assert conf["spark.app.name"] == "j"
