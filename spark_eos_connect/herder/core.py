@@ -34,11 +34,16 @@ from spark_eos_connect.herder.offsets_body import (
     sink_offsets_body,
     source_offsets_body,
 )
+from spark_eos_connect.herder.ownership import (
+    HERDER_WORKER_SUFFIX,
+    owned_config_message,
+    query_owner,
+)
 from spark_eos_connect.herder.secrets import masked
 from spark_eos_connect.herder.source_offsets import OffsetTopics, SourceOffsets
 from spark_eos_connect.kafka.clients import admin_client, kafka_client_config
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
-from spark_eos_connect.protocol.status_records import StatusState
+from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
 from spark_eos_connect.runtime.framework_config import WORKER_CONFIG
 from spark_eos_connect.storage.config_store import (
     ConfigLeader,
@@ -68,7 +73,7 @@ class WorkerSettings:
     status_topic: str = "eosconnect-status"
     offsets_partitions: int = 25
     exactly_once: bool = True
-    worker_id: str = field(default_factory=lambda: f"{socket.gethostname()}:eosconnect-herder")
+    worker_id: str = field(default_factory=lambda: socket.gethostname() + HERDER_WORKER_SUFFIX)
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> WorkerSettings:
@@ -315,14 +320,19 @@ class Herder:
         return self.info(name)
 
     def put_config(self, name: str, config: object) -> tuple[bool, dict[str, Any]]:
-        """``PUT /connectors/{name}/config``: create or replace; returns (created, info)."""
+        """``PUT /connectors/{name}/config``: create or replace; returns (created, info).
+
+        A change to a connector that a running query owns is refused (409, see `ownership`).
+        """
         name = _check_name(name)
         props = self._checked_config(name, config)
 
         def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> bool:
-            created = not snapshot.contains(name)
+            stored = snapshot.connector_config(name)
+            if stored is not None and stored != props:
+                self._refuse_if_owned(name)
             leader.put_connector_config(name, props)
-            return created
+            return stored is None
 
         created = self._write(action)
         self._log_config(name, props)
@@ -339,6 +349,13 @@ class Herder:
         props["name"] = name
         plugins.check_config(props)
         return props
+
+    def _refuse_if_owned(self, name: str) -> None:
+        """`ConflictError` naming the query's driver if a running query owns the connector."""
+        status = self.statuses.read_to_end(self.timeout_s).connector_status(name)
+        owner = query_owner(status, self.settings.worker_id)
+        if owner is not None:
+            raise ConflictError(owned_config_message(name, owner))
 
     def _log_config(self, name: str, props: Mapping[str, str | None]) -> None:
         log.info("Connector %s configured: %s", name, masked(props, plugins.definitions(props)))
@@ -376,18 +393,40 @@ class Herder:
         self._write(action)
 
     def stop(self, name: str) -> None:
-        """``PUT .../stop``: empty task set, target STOPPED, status STOPPED (idempotent)."""
+        """``PUT .../stop``: status STOPPED, then empty task set and target STOPPED (idempotent).
 
-        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> int:
+        The status comes first, so that a running query, which reports STOPPED under its own
+        worker id once it sees the target state, writes the last status and keeps owning the
+        connector; an already STOPPED status is left as it is.
+        """
+
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> None:
             self._config(snapshot, name)
-            leader.stop_connector(name)
-            return snapshot.generation(name)
+            previous = self.statuses.read_to_end(self.timeout_s).connector_status(name)
+            if previous is None or previous.state is not StatusState.STOPPED:
+                self.statuses.put_connector_status(
+                    name, StatusState.STOPPED, self.settings.worker_id, snapshot.generation(name)
+                )
+            try:
+                leader.stop_connector(name)
+            except Exception:
+                self._restore_status(name, previous)
+                raise
 
-        generation = self._write(action)
+        self._write(action)
         self._clear_statuses(name, delete_connector=False)
-        self.statuses.put_connector_status(
-            name, StatusState.STOPPED, self.settings.worker_id, generation
-        )
+
+    def _restore_status(self, name: str, previous: StatusRecord | None) -> None:
+        """Put back the connector status a failed stop replaced (best effort)."""
+        try:
+            if previous is None:
+                self.statuses.delete_connector_status(name)
+            else:
+                self.statuses.put_connector_status(
+                    name, previous.state, previous.worker_id, previous.generation, previous.trace
+                )
+        except EosConnectError as exc:
+            log.warning("Could not restore the status of connector %s: %s", name, exc)
 
     # --- restarts (KIP-745, with KIP-618's checks) ----------------------------------------
 

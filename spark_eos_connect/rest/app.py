@@ -142,7 +142,10 @@ def _add_connector_routes(app: FastAPI, herder: Herder) -> None:
     def get_config(connector: str) -> dict[str, Any]:
         return herder.config(connector)
 
-    @app.put("/connectors/{connector}/config", summary="Create or update a connector")
+    @app.put(
+        "/connectors/{connector}/config",
+        summary="Create or update a connector (409 while a running query owns it)",
+    )
     def put_config(
         connector: str,
         config: dict[str, Any] = Body(...),  # noqa: B008
