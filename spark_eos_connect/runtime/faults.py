@@ -1,4 +1,4 @@
-"""Failure injection for crash tests: kill the whole pipeline at a named point.
+"""Failure injection for tests: kill the whole pipeline, or fail one Spark task, at a named point.
 
 `EOSCONNECT_FAULT=<point>@<batch>[,<point>@<batch>...]` arms a point for one micro-batch; when it
 is reached the process group is killed with SIGKILL (driver, JVM and Python workers alike), as a
@@ -12,6 +12,13 @@ answered, consumer group not yet written), `during_group_commit` (driver, in the
 consumer group written when there was anything to commit, Spark's commit log not yet).
 Spark's Python daemon runs its workers in a process group of their own, so the job publishes
 its driver's group in `EOSCONNECT_FAULT_PGID` (see `arm_driver_group`) and both groups are killed.
+
+Failures instead of crashes: `fail_before_commit@<batch>` and `fail_after_commit@<batch>` raise
+`InjectedFault` inside the source task (in its task host, at the same places as `before_commit`
+and `after_commit`), which fails the Spark task as any error of a task would; Spark then retries
+it. With a marker the fault fires once per run: the first attempt to reach it creates the marker
+(exclusively, so concurrent tasks cannot both fire) and raises, later attempts find the marker
+and go on. Without a marker it fires every time it is reached, as a persistent error would.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
+
+from spark_eos_connect.errors import EosConnectError
 
 FAULT_ENV = "EOSCONNECT_FAULT"
 MARKER_ENV = "EOSCONNECT_FAULT_MARKER"
@@ -30,7 +39,14 @@ POINTS = (
     "put",
     "before_group_commit",
     "during_group_commit",
+    "fail_before_commit",
+    "fail_after_commit",
 )
+FAIL_PREFIX = "fail_"
+
+
+class InjectedFault(EosConnectError):
+    """A failure raised on purpose by `maybe_fail`: the Spark task fails and is retried."""
 
 
 def armed_batches(point: str, spec: str | None) -> set[int]:
@@ -54,6 +70,33 @@ def maybe_crash(point: str, batch_id: int | None) -> None:
     if driver_group:
         os.killpg(int(driver_group), signal.SIGKILL)
     os.killpg(os.getpgrp(), signal.SIGKILL)
+
+
+def claim_marker(marker: str | None, text: str) -> bool:
+    """Whether this attempt fires: always without a marker, else only the one that creates it."""
+    if not marker:
+        return True
+    try:
+        with open(marker, "x") as file:
+            file.write(text)
+    except FileExistsError:
+        return False
+    return True
+
+
+def maybe_fail(point: str, batch_id: int | None) -> None:
+    """Raise `InjectedFault` if `fail_<point>` is armed for `batch_id` and has not fired yet."""
+    name = FAIL_PREFIX + point
+    if batch_id is None or batch_id not in armed_batches(name, os.environ.get(FAULT_ENV)):
+        return
+    if claim_marker(os.environ.get(MARKER_ENV), f"{name}@{batch_id}\n"):
+        raise InjectedFault(f"injected fault {name}@{batch_id} (EOSCONNECT_FAULT)")
+
+
+def inject(point: str, batch_id: int | None) -> None:
+    """`point` reached: crash if `point` is armed, raise if `fail_<point>` is."""
+    maybe_crash(point, batch_id)
+    maybe_fail(point, batch_id)
 
 
 def arm_driver_group() -> None:

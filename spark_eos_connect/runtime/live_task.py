@@ -53,7 +53,7 @@ from spark_eos_connect.protocol.offsets_format import (
     encode_offset_value,
     partition_key,
 )
-from spark_eos_connect.runtime.faults import maybe_crash
+from spark_eos_connect.runtime.faults import inject, maybe_crash
 from spark_eos_connect.runtime.generations import (
     TaskStartupError,
     connector_running,
@@ -480,16 +480,17 @@ class LiveSourceTask:
                 on_delivery=self._offsets_delivered,
             )
         if plan.exactly_once:
-            maybe_crash("before_commit", batch_id)
+            inject("before_commit", batch_id)
             try:
                 producer.commit_transaction(COMMIT_TIMEOUT_S)
             except KafkaException as error:
                 self._in_transaction = False
                 raise self._explained(error) from error
-            maybe_crash("after_commit", batch_id)
+            self._in_transaction = False
+            inject("after_commit", batch_id)
         else:
             self._await_deliveries(producer)
-        self._in_transaction = False
+            self._in_transaction = False
         self._committed_now(offsets, result)
 
     def _await_deliveries(self, producer: Producer) -> None:
