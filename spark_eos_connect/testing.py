@@ -248,7 +248,9 @@ class FaultyGeneratorConnector(GeneratorSourceConnector):
 
     `raise-error` present: a background thread reports it through `ConnectorContext.raise_error`
     (and removes the file: one failure per file); `fail-on-stop`: `stop` raises after stopping;
-    `fail-on-start`: `start` raises. Every start and stop appends a line to `lifecycle.log`.
+    `fail-on-start`: `start` raises; `fail-exactly-once-support` and
+    `fail-transaction-boundaries`: the preflight questions raise. Every start and stop appends a
+    line to `lifecycle.log`.
     """
 
     def __init__(self) -> None:
@@ -283,6 +285,20 @@ class FaultyGeneratorConnector(GeneratorSourceConnector):
         super().stop()
         if (self._faults / "fail-on-stop").exists():
             raise RuntimeError("fail-on-stop: the connector failed while stopping")
+
+    def exactly_once_support(self, config: dict[str, str]) -> ExactlyOnceSupport:
+        """The Generator's answer, or a KeyError if `fail-exactly-once-support` exists."""
+        if (Path(config[FAULTS_DIR_CONFIG]) / "fail-exactly-once-support").exists():
+            raise KeyError("fail-exactly-once-support: no credentials to ask the source")
+        return super().exactly_once_support(config)
+
+    def can_define_transaction_boundaries(
+        self, config: dict[str, str]
+    ) -> ConnectorTransactionBoundaries:
+        """The Generator's answer, or a KeyError if `fail-transaction-boundaries` exists."""
+        if (Path(config[FAULTS_DIR_CONFIG]) / "fail-transaction-boundaries").exists():
+            raise KeyError("fail-transaction-boundaries: no credentials to ask the source")
+        return super().can_define_transaction_boundaries(config)
 
     def _watch(self) -> None:
         switch = self._faults / "raise-error"
