@@ -53,8 +53,8 @@ class SinkRecord:
 class SinkTaskContext:
     """What the runtime gives a sink task (executor side).
 
-    The task may ask to rewind/skip partitions (`offset`) or to commit soon (`request_commit`);
-    the runtime collects those requests with `take_offset_resets` and `take_commit_request`.
+    The task may ask to rewind/skip partitions (`offset`, collected by the runtime with
+    `take_offset_resets`) or to commit soon (`request_commit`).
     """
 
     def __init__(
@@ -93,7 +93,13 @@ class SinkTaskContext:
             self.offset(tp, value)
 
     def request_commit(self) -> None:
-        """Ask the runtime to commit offsets (via `pre_commit`) as soon as it can."""
+        """Ask the runtime to commit offsets (via `pre_commit`) as soon as it can.
+
+        Here that is always the end of the current micro-batch: every micro-batch ends with
+        `pre_commit` and the driver's commit of what it returned, and a micro-batch is not cut
+        short (its offset ranges are fixed when Spark plans it, so that a replay reads the same
+        records). The request is recorded (`take_commit_request`) and needs nothing more.
+        """
         with self._lock:
             self._commit_requested = True
 
