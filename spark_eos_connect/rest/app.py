@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from spark_eos_connect import __version__
 from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.herder import Herder, HerderError
+from spark_eos_connect.rest.auth import BasicAuth, BasicAuthMiddleware
 
 log = logging.getLogger(__name__)
 
@@ -223,8 +224,9 @@ def _add_offsets_routes(app: FastAPI, herder: Herder) -> None:
         return herder.reset_offsets(connector)
 
 
-def create_app(herder: Herder) -> FastAPI:
-    """The REST API over `herder`; OpenAPI at ``/openapi.json``."""
+def create_app(herder: Herder, auth: BasicAuth | None = None) -> FastAPI:
+    """The REST API over `herder`; OpenAPI at ``/openapi.json``. With `auth`, every path
+    (``/``, ``/openapi.json`` and ``/docs`` included) needs basic credentials, else 401."""
     app = FastAPI(
         title="spark_eos_connect",
         version=__version__,
@@ -235,4 +237,6 @@ def create_app(herder: Herder) -> FastAPI:
     _add_connector_routes(app, herder)
     _add_state_routes(app, herder)
     _add_offsets_routes(app, herder)
+    if auth is not None:
+        app.add_middleware(BasicAuthMiddleware, auth=auth)
     return app
