@@ -19,6 +19,8 @@ from spark_eos_connect.errors import EosConnectError
 
 if TYPE_CHECKING:
     from spark_eos_connect.herder import Herder
+    from spark_eos_connect.rest.auth import BasicAuth
+    from spark_eos_connect.rest.listen import TlsFiles
 
 BOOTSTRAP_ENV = "EOSCONNECT_BOOTSTRAP_SERVERS"
 
@@ -126,16 +128,46 @@ def _read_offsets_body(args: argparse.Namespace) -> Any:
         raise BadRequestError(f"The offsets are not valid JSON: {error}") from error
 
 
+def _rest_tls(args: argparse.Namespace) -> TlsFiles | None:
+    """The TLS files of `eosconnect rest`, loaded once to fail early; None without --certfile."""
+    from spark_eos_connect.rest.listen import TlsFiles, read_password_file
+
+    if args.certfile is None:
+        if args.keyfile or args.keyfile_password_file:
+            raise _UsageError("--keyfile and --keyfile-password-file need --certfile")
+        return None
+    password = None
+    if args.keyfile_password_file:
+        password = read_password_file(args.keyfile_password_file)
+    keyfile = Path(args.keyfile) if args.keyfile else None
+    tls = TlsFiles(Path(args.certfile), keyfile, password or None)
+    tls.check()
+    return tls
+
+
+def _rest_security(args: argparse.Namespace) -> tuple[TlsFiles | None, BasicAuth | None]:
+    """(TLS, basic auth) of `eosconnect rest`; ConfigError when refused or unreadable."""
+    from spark_eos_connect.rest.auth import load_credentials
+    from spark_eos_connect.rest.listen import check_exposure
+
+    check_exposure(args.host, args.certfile is not None, args.basic_auth_file is not None)
+    tls = _rest_tls(args)
+    auth = load_credentials(args.basic_auth_file) if args.basic_auth_file else None
+    return tls, auth
+
+
 def _run_rest(args: argparse.Namespace) -> int:
+    from spark_eos_connect.errors import ConfigError
     from spark_eos_connect.rest import serve
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
+        tls, auth = _rest_security(args)
         herder = _herder(args)
-    except _UsageError as error:
+    except (_UsageError, ConfigError) as error:
         print(f"eosconnect rest: {error}", file=sys.stderr)
         return 2
-    serve(herder, host=args.host, port=args.port)
+    serve(herder, host=args.host, port=args.port, tls=tls, auth=auth)
     return 0
 
 
@@ -198,7 +230,27 @@ def _add_admin_commands(commands: Any) -> None:
         "internal topics. OpenAPI description at /openapi.json.",
     )
     rest.add_argument("--port", type=int, default=8083, help="listen port (default: 8083)")
-    rest.add_argument("--host", default="127.0.0.1", help="listen address (default: %(default)s)")
+    rest.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="listen address (default: %(default)s); an address other than loopback "
+        "(127.0.0.0/8, ::1, localhost) needs --certfile and/or --basic-auth-file",
+    )
+    security = rest.add_argument_group("security")
+    security.add_argument(
+        "--certfile", help="serve HTTPS with this PEM certificate chain (and key, if no --keyfile)"
+    )
+    security.add_argument("--keyfile", help="the PEM private key of --certfile")
+    security.add_argument(
+        "--keyfile-password-file",
+        help="a file whose first line is the password of an encrypted key",
+    )
+    security.add_argument(
+        "--basic-auth-file",
+        help="require HTTP basic authentication, users and passwords from this file in the format "
+        "of Kafka Connect's BasicAuthSecurityRestExtension (PropertyFileLoginModule): "
+        "'user: password' (or user=password) lines; every path answers 401 without them",
+    )
     rest.set_defaults(handler=_run_rest)
 
     connectors = command(
