@@ -23,6 +23,7 @@ from spark_eos_connect.api.config import (
     props_with_prefix,
     unknown_options,
 )
+from spark_eos_connect.api.config_provider import ConfigProvider
 from spark_eos_connect.api.connector import Connector, ConnectorContext, Task
 from spark_eos_connect.api.sink import (
     SinkConnector,
@@ -50,6 +51,7 @@ __all__ = [
     "NO_DEFAULT",
     "ConfigDef",
     "ConfigKey",
+    "ConfigProvider",
     "ConfigType",
     "ConfigValueReport",
     "Connector",

@@ -12,6 +12,7 @@ import spark_eos_connect.api as api
 MODULES = [
     "spark_eos_connect.api",
     "spark_eos_connect.api.config",
+    "spark_eos_connect.api.config_provider",
     "spark_eos_connect.api.connector",
     "spark_eos_connect.api.source",
     "spark_eos_connect.api.sink",
