@@ -35,9 +35,12 @@ def _run_kafka(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
-    broker = LocalKafkaBroker(port=args.port, data_dir=args.data_dir)
+    broker = LocalKafkaBroker(port=args.port, data_dir=args.data_dir, security=args.security)
     try:
         broker.start()
+        for key, value in broker.client_config().items():
+            if key != "bootstrap.servers":
+                print(f"{key}={value}")
         print(f"bootstrap.servers={broker.bootstrap_servers}", flush=True)
         while not stop_requested.wait(0.5):
             if not broker.is_running():
@@ -340,7 +343,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a local single-node Apache Kafka broker (KRaft) in the foreground",
         description=(
             "Run a single-node Kafka broker+controller with transactions enabled. Prints "
-            "bootstrap.servers=HOST:PORT once it accepts requests; SIGTERM/SIGINT stop it."
+            "bootstrap.servers=HOST:PORT once it accepts requests (after the super user's client "
+            "settings when secured); SIGTERM/SIGINT stop it."
         ),
     )
     kafka.add_argument("--port", type=int, default=None, help="listener port (default: free)")
@@ -348,6 +352,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--data-dir",
         default=None,
         help="storage folder; reused if already formatted (default: a temporary folder)",
+    )
+    kafka.add_argument(
+        "--security",
+        choices=("none", "sasl", "sasl_ssl"),
+        default="none",
+        help=(
+            "none: PLAINTEXT; sasl: SASL_PLAINTEXT; sasl_ssl: SASL_SSL with a certificate made at "
+            "start-up. Secured: SCRAM-SHA-512 and PLAIN, ACLs enforced, super user `admin` "
+            "(default: none)"
+        ),
     )
     kafka.set_defaults(handler=_run_kafka)
     _add_admin_commands(commands)

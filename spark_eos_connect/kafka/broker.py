@@ -2,7 +2,9 @@
 
 `LocalKafkaBroker` formats storage, starts `kafka.Kafka` in a child JVM, waits until the broker
 answers a metadata request and stops it on exit. It can be stopped and started again on the same
-ports and data folder, which is how tests restart the broker under a running pipeline.
+ports and data folder, which is how tests restart the broker under a running pipeline. With
+`security="sasl"` or `"sasl_ssl"` it authenticates clients and enforces ACLs (see
+`spark_eos_connect.kafka.security`); `client_config()` gives the settings a client needs.
 """
 
 from __future__ import annotations
@@ -17,12 +19,15 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from spark_eos_connect.errors import SetupError
 from spark_eos_connect.jars import ensure_jars
+from spark_eos_connect.kafka import security as sec
 
 HOST = "127.0.0.1"
 
@@ -45,16 +50,19 @@ def new_cluster_id() -> str:
             return cluster_id
 
 
-def broker_properties(port: int, controller_port: int, log_dir: Path) -> dict[str, str]:
-    """Settings for a one-node broker on which transactions work and groups start at once."""
+def broker_properties(
+    port: int,
+    controller_port: int,
+    log_dir: Path,
+    security: sec.BrokerSecurity | None = None,
+) -> dict[str, str]:
+    """Settings for a one-node broker on which transactions work and groups start at once,
+    secured as `security` says (PLAINTEXT when None)."""
     return {
         "process.roles": "broker,controller",
         "node.id": "1",
-        "listeners": f"PLAINTEXT://{HOST}:{port},CONTROLLER://{HOST}:{controller_port}",
-        "advertised.listeners": f"PLAINTEXT://{HOST}:{port}",
-        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-        "controller.listener.names": "CONTROLLER",
-        "inter.broker.listener.name": "PLAINTEXT",
+        **sec.security_properties(security or sec.BrokerSecurity(), HOST, port, controller_port),
+        "controller.listener.names": sec.CONTROLLER_LISTENER,
         "controller.quorum.bootstrap.servers": f"{HOST}:{controller_port}",
         "log.dirs": str(log_dir),
         "num.partitions": "1",
@@ -90,6 +98,7 @@ class LocalKafkaBroker:
         data_dir: str | Path | None = None,
         heap: str = "512m",
         start_timeout_s: float = 90.0,
+        security: str = "none",
     ) -> None:
         self.port = port or free_port()
         self.controller_port = free_port()
@@ -97,12 +106,42 @@ class LocalKafkaBroker:
         self.data_dir = Path(data_dir or tempfile.mkdtemp(prefix="eosconnect-kafka-")).resolve()
         self.heap = heap
         self.start_timeout_s = start_timeout_s
+        self.security = sec.BrokerSecurity(security)
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
     def bootstrap_servers(self) -> str:
         """The `bootstrap.servers` value clients use to reach this broker."""
         return f"{HOST}:{self.port}"
+
+    def client_config(
+        self,
+        username: str = sec.SUPER_USER,
+        password: str | None = None,
+        mechanism: str = sec.SCRAM_MECHANISM,
+    ) -> dict[str, str]:
+        """librdkafka settings reaching this broker as `username` (the super user by default;
+        only `bootstrap.servers` when security is none). Valid once started."""
+        security = sec.client_security_config(self.security, username, password, mechanism)
+        return {"bootstrap.servers": self.bootstrap_servers, **security}
+
+    def kafka_options(
+        self, username: str = sec.SUPER_USER, password: str | None = None
+    ) -> dict[str, str]:
+        """`client_config` as `kafka.`-prefixed Spark options."""
+        return {f"kafka.{k}": v for k, v in self.client_config(username, password).items()}
+
+    def create_user(self, username: str, password: str) -> None:
+        """Give `username` SCRAM-SHA-512 credentials (needs security sasl or sasl_ssl)."""
+        sec.create_scram_user(self.client_config(), username, password)
+
+    def create_acls(self, bindings: Iterable[Any]) -> None:
+        """Create confluent_kafka `AclBinding`s as the super user."""
+        sec.create_acls(self.client_config(), bindings)
+
+    def delete_acls(self, filters: Iterable[Any]) -> None:
+        """Delete the ACLs matching confluent_kafka `AclBindingFilter`s as the super user."""
+        sec.delete_acls(self.client_config(), filters)
 
     @property
     def log_path(self) -> Path:
@@ -114,9 +153,29 @@ class LocalKafkaBroker:
 
     def _write_properties(self) -> Path:
         props_path = self.data_dir / "server.properties"
-        props = broker_properties(self.port, self.controller_port, self.data_dir / "logs")
+        props = broker_properties(
+            self.port, self.controller_port, self.data_dir / "logs", self.security
+        )
         props_path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         return props_path
+
+    def _prepare_security(self) -> None:
+        """Load (or make, on first start) the super user's password and the certificate."""
+        mode = self.security.mode
+        if mode == "none":
+            return
+        folder = self.data_dir / "security"
+        folder.mkdir(parents=True, exist_ok=True)
+        password_file = folder / "admin.password"
+        if not password_file.exists():
+            password_file.write_text(sec.new_password())
+            password_file.chmod(0o600)
+        password = password_file.read_text().strip()
+        if mode == "sasl":
+            self.security = sec.BrokerSecurity(mode, password)
+            return
+        keystore, pem = sec.make_broker_certificate(folder, password, HOST)
+        self.security = sec.BrokerSecurity(mode, password, keystore, password, pem)
 
     def _java_command(self, main_class: str, *args: str) -> list[str]:
         log4j = resources.files("spark_eos_connect.jvm").joinpath("log4j2.properties")
@@ -143,6 +202,7 @@ class LocalKafkaBroker:
             "-t",
             new_cluster_id(),
             "--standalone",
+            *sec.scram_format_arguments(self.security),
         )
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         if result.returncode != 0:
@@ -156,6 +216,7 @@ class LocalKafkaBroker:
         if self.is_running():
             return self
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._prepare_security()
         props_path = self._write_properties()
         self._format_storage(props_path)
         with self.log_path.open("ab") as log:
@@ -171,7 +232,7 @@ class LocalKafkaBroker:
     def _wait_until_ready(self) -> None:
         from confluent_kafka.admin import AdminClient
 
-        admin = AdminClient({"bootstrap.servers": self.bootstrap_servers, "log_level": 0})
+        admin = AdminClient({**self.client_config(), "log_level": 0})
         deadline = time.monotonic() + self.start_timeout_s
         while time.monotonic() < deadline:
             if self._process is not None and self._process.poll() is not None:
