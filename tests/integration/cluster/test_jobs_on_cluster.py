@@ -59,26 +59,6 @@ def succeeded(job: Submitted, cluster: StandaloneCluster, timeout_s: float = 300
     return output
 
 
-def test_source_to_kafka_generator(
-    spark_cluster: StandaloneCluster,
-    submit: Callable[..., Submitted],
-    bootstrap_servers: str,
-    topic_factory: Callable[..., str],
-    read_committed: Callable[..., list[Any]],
-    tmp_path: Path,
-) -> None:
-    topic = topic_factory("cluster-generator", partitions=2)
-    args = generator_args(
-        f"gen-{uuid.uuid4().hex[:8]}", topic, bootstrap_servers, tmp_path / "ck", 300
-    )
-
-    job = submit("source_to_kafka.py", *args, "--max-records-per-trigger", "200")
-
-    succeeded(job, spark_cluster)
-    assert_generated_exactly_once([r.value for r in read_committed(topic)], 2, 300)
-    assert_ran_on(spark_cluster, job.event_log(), executors=2)
-
-
 def test_source_to_kafka_file_stream_source(
     spark_cluster: StandaloneCluster,
     submit: Callable[..., Submitted],
@@ -176,7 +156,8 @@ def test_readme_block_submits_to_the_cluster(
     tmp_path: Path,
 ) -> None:
     """The README's "Running on a cluster" block: `make dist` and installing the wheel it names
-    are what tests/integration/jobs/test_wheel.py runs; the `spark-submit` line runs here."""
+    are what tests/integration/jobs/test_wheel.py runs; the `spark-submit` line (the Generator,
+    two tasks, into Kafka) runs here."""
     [(build, _), (install, _), (submit_line, _)] = shell_lines(snippet("```bash make dist").text)
     assert build == "make dist"
     assert install == f"pip install dist/spark_eos_connect-{__version__}-py3-none-any.whl"
