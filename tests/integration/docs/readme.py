@@ -49,6 +49,8 @@ COVERAGE: dict[str, str] = {
     ),
     "make docs": "test_make_docs_leaves_a_current_readme_unchanged",
     "make test-cluster": "test_make_test_cluster_collects_exactly_the_cluster_tests",
+    "make dist": f"{ELSEWHERE}tests/integration/jobs/test_wheel.py"
+    "::test_make_dist_builds_a_wheel_and_an_sdist",
     "```bash make dist": f"{ELSEWHERE}tests/integration/cluster/test_jobs_on_cluster.py"
     "::test_readme_block_submits_to_the_cluster",
 }
