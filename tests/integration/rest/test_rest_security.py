@@ -5,6 +5,7 @@ and a challenge, a non-loopback address refused with neither, and no credential 
 from __future__ import annotations
 
 import base64
+import importlib.util
 import os
 import shlex
 import ssl
@@ -13,6 +14,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import IO, Any
 
 import httpx
@@ -282,17 +284,34 @@ curl -s --cacert rest-cert.pem -u admin:change-me https://localhost:8083/connect
 curl -s --cacert rest-cert.pem https://localhost:8083/connectors                       # 401
 curl -s --cacert rest-cert.pem -u admin:wrong https://localhost:8083/connectors        # 401
 """
-"""The shell block proposed for README's Security section; `run_readme_security_block` runs it
-(the docs test can pass it the README's own text instead)."""
+"""The shell block proposed for README's Security section, run until README.md has it (from then
+on the README's own text is run)."""
 
 
-def shell_lines(block: str) -> list[tuple[str, str]]:
-    """(command, comment) per line of a shell block, `\\` continuations joined."""
-    lines = []
-    for line in block.replace("\\\n", " ").splitlines():
-        command, _, comment = line.partition(" # ")
-        lines.append((" ".join(command.split()), comment.strip()))
-    return lines
+README_KEY = "```bash eosconnect rest --bootstrap-servers HOST:PORT --host 0.0.0.0"
+"""The block's key in the docs tests (`tests/integration/docs/readme.py`): its first line."""
+
+
+def readme_helper() -> ModuleType:
+    """`tests/integration/docs/readme.py` (pure Python), loaded by path."""
+    path = Path(__file__).resolve().parents[1] / "docs" / "readme.py"
+    spec = importlib.util.spec_from_file_location("_readme_snippets_rest", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def readme_security_block() -> str:
+    """README.md's security block once it has one (then it must), else `README_BLOCK`."""
+    readme = readme_helper()
+    text = readme.README.read_text()
+    found = [s.text for s in readme.snippets(text) if s.key == README_KEY]
+    if found:
+        return str(found[0])
+    assert "--basic-auth-file" not in text, f"README.md has no block {README_KEY!r} any more"
+    return README_BLOCK
 
 
 def run_readme_security_block(
@@ -307,7 +326,7 @@ def run_readme_security_block(
     servers: list[subprocess.Popen[bytes]] = []
     probe = f"curl -s --cacert rest-cert.pem https://localhost:{port}/"
     try:
-        for line, comment in shell_lines(block):
+        for line, comment in readme_helper().shell_lines(block):
             command = line.replace("HOST:PORT", bootstrap_servers).replace(":8083", f":{port}")
             if line.startswith("eosconnect rest") and line.endswith("&"):
                 argv = [*shlex.split(command.removesuffix("&")), *extra]
@@ -349,4 +368,4 @@ def curl_status(command: str, folder: Path) -> int:
 def test_readme_security_block(
     bootstrap_servers: str, settings: WorkerSettings, tmp_path: Path
 ) -> None:
-    run_readme_security_block(README_BLOCK, bootstrap_servers, settings, tmp_path)
+    run_readme_security_block(readme_security_block(), bootstrap_servers, settings, tmp_path)
