@@ -15,7 +15,6 @@ import base64
 import binascii
 import hmac
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,85 +22,24 @@ from pathlib import Path
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.protocol.java_properties import parse_properties
 
 REALM = "KafkaConnect"
 """Connect's realm: the JAAS login context its basic-auth extension uses."""
 UNAUTHORIZED_MESSAGE = "User cannot access the resource."
 """The message Connect's filter answers a request that fails authentication with."""
 
-_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
-_BLANKS = " \t\f"
-
 
 class CredentialsFileError(ConfigError):
     """The credentials file is missing, unreadable, malformed or empty (never shows a secret)."""
 
 
-def _logical_lines(text: str) -> list[str]:
-    """Java properties logical lines: comments and blanks dropped, ``\\`` continuations joined."""
-    lines: list[str] = []
-    pending: str | None = None
-    for natural in text.splitlines():
-        stripped = natural.lstrip(_BLANKS)
-        if pending is None and (not stripped or stripped[0] in "#!"):
-            continue
-        current = stripped if pending is None else pending + stripped
-        trailing = len(current) - len(current.rstrip("\\"))
-        if trailing % 2:
-            pending = current[:-1]
-            continue
-        lines.append(current)
-        pending = None
-    if pending is not None:
-        lines.append(pending)
-    return lines
-
-
-def _unescape(text: str) -> str:
-    """Java properties escapes: ``\\t \\n \\r \\f``, ``\\uXXXX``, and ``\\X`` for any other X."""
-    out: list[str] = []
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char != "\\" or index + 1 == len(text):
-            out.append(char)
-            index += 1
-            continue
-        escaped = text[index + 1]
-        if escaped == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[index + 2 : index + 6]):
-            out.append(chr(int(text[index + 2 : index + 6], 16)))
-            index += 6
-            continue
-        out.append(_ESCAPES.get(escaped, escaped))
-        index += 2
-    return "".join(out)
-
-
-def _key_end(line: str) -> int:
-    """Index of the first unescaped ``=``, ``:`` or blank of a line (its length if none)."""
-    index = 0
-    while index < len(line):
-        if line[index] == "\\":
-            index += 2
-        elif line[index] in "=:" + _BLANKS:
-            return index
-        else:
-            index += 1
-    return len(line)
-
-
-def _split_entry(line: str) -> tuple[str, str]:
-    """(key, value) of one logical line: blanks, then one ``=`` or ``:``, separate them."""
-    end = _key_end(line)
-    rest = line[end:].lstrip(_BLANKS)
-    if rest[:1] in ("=", ":"):
-        rest = rest[1:].lstrip(_BLANKS)
-    return _unescape(line[:end]), _unescape(rest)
-
-
-def parse_credentials(text: str) -> dict[str, str]:
+def parse_credentials(text: str, source: str = "") -> dict[str, str]:
     """User -> password from a properties file's text (the last of duplicate users wins)."""
-    return dict(_split_entry(line) for line in _logical_lines(text))
+    try:
+        return parse_properties(text, source)
+    except ConfigError as error:
+        raise CredentialsFileError(str(error)) from None
 
 
 @dataclass(frozen=True)
@@ -136,14 +74,13 @@ def load_credentials(path: str | Path) -> BasicAuth:
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
         raise CredentialsFileError(f"cannot read the credentials file {path}: {reason}") from None
-    credentials = parse_credentials(text)
+    credentials = parse_credentials(text, str(path))
     if not credentials:
         raise CredentialsFileError(
             f"the credentials file {path} holds no user=password line: every request would be "
             "refused (Kafka Connect would let every request through; this refuses to start)"
         )
-    empty = sorted(user for user, password in credentials.items() if not user or not password)
-    if empty:
+    if any(not user or not password for user, password in credentials.items()):
         raise CredentialsFileError(f"the credentials file {path} has an empty user or password")
     return BasicAuth(credentials)
 

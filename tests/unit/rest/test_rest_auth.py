@@ -69,6 +69,7 @@ def test_load_credentials_reads_the_file(tmp_path: Path) -> None:
         ("# only a comment\n", "holds no user=password line"),
         ("alice\n", "has an empty user or password"),
         ("=nobody\n", "has an empty user or password"),
+        ("alice=s3cret\\u12\n", r"Malformed \\uxxxx encoding in .* line 1"),
     ],
 )
 def test_load_credentials_refuses_empty_entries(tmp_path: Path, text: str, problem: str) -> None:
@@ -77,6 +78,7 @@ def test_load_credentials_refuses_empty_entries(tmp_path: Path, text: str, probl
     with pytest.raises(CredentialsFileError, match=problem) as caught:
         load_credentials(path)
     assert str(path) in str(caught.value)
+    assert "s3cret" not in str(caught.value)
     assert isinstance(caught.value, ConfigError)
 
 
