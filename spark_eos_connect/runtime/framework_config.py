@@ -2,7 +2,10 @@
 
 Spark passes data source options case-insensitively (lower-cased), so the Spark-style options
 are defined in lower case here (`maxRecordsPerTrigger` arrives as `maxrecordspertrigger`).
-Everything else that is not `kafka.`-prefixed belongs to the connector.
+`config.providers*` options name the config providers (worker-level, as in Connect); values may
+hold `${provider:[path:]key}` references (`runtime.config_references`), kept as they are here
+and resolved where they are used. Everything else that is not `kafka.`-prefixed belongs to the
+connector.
 """
 
 from __future__ import annotations
@@ -13,6 +16,11 @@ from typing import Any
 
 from spark_eos_connect.api.config import ConfigDef, ConfigType, NonEmptyString, Range, ValidString
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.runtime.config_references import (
+    ConfigProviders,
+    has_reference,
+    is_provider_option,
+)
 
 KAFKA_PREFIX = "kafka."
 
@@ -168,6 +176,8 @@ class SourcePipelineConfig:
     max_poll_duration_ms: int
     kafka: dict[str, str] = field(default_factory=dict)
     connector_props: dict[str, str] = field(default_factory=dict)
+    providers: ConfigProviders = field(default_factory=ConfigProviders)
+    """The config providers; `kafka` and `connector_props` hold references unresolved."""
 
     @property
     def primary_offsets_topic(self) -> str:
@@ -211,11 +221,13 @@ def parse_source_pipeline(options: Mapping[str, Any]) -> SourcePipelineConfig:
             "Option kafka.transactional.id cannot be set: source tasks use "
             "<group.id>-<connector>-<task> so that zombie tasks are fenced"
         )
-    values = FRAMEWORK_CONFIG.parse(rest)
+    providers = ConfigProviders.from_options(rest)
+    rest = {k: v for k, v in rest.items() if not is_provider_option(k)}
+    values = parse_framework_values(rest, providers)
     connector_props = {k: str(v) for k, v in rest.items() if k not in FRAMEWORK_CONFIG}
-    connector_props["name"] = values["name"]
-    connector_props["connector.class"] = values["connector.class"]
-    connector_props["tasks.max"] = str(values["tasks.max"])
+    for key in ("name", "connector.class", "tasks.max"):  # references stay references
+        raw = rest.get(key)
+        connector_props[key] = str(raw) if has_reference(raw) else str(values[key])
     return SourcePipelineConfig(
         name=values["name"],
         connector_class=values["connector.class"],
@@ -234,4 +246,14 @@ def parse_source_pipeline(options: Mapping[str, Any]) -> SourcePipelineConfig:
         max_poll_duration_ms=values["maxpolldurationms"],
         kafka=kafka,
         connector_props=connector_props,
+        providers=providers,
+    )
+
+
+def parse_framework_values(rest: Mapping[str, Any], providers: ConfigProviders) -> dict[str, Any]:
+    """`FRAMEWORK_CONFIG`'s values, references resolved (the driver needs them; no secrets)."""
+    if has_reference(rest.get("name")):
+        raise ConfigError("Option name cannot hold a ${provider:...} reference: it keys the config")
+    return FRAMEWORK_CONFIG.parse(
+        providers.resolve({k: v for k, v in rest.items() if k in FRAMEWORK_CONFIG})
     )

@@ -148,6 +148,8 @@ class LiveSourceTask:
         before_producer: Callable[[], None] | None = None,
     ) -> None:
         self.kafka = dict(kafka)
+        """The Kafka settings as the driver sent them (references unresolved)."""
+        self._clients = plan.providers.resolve(kafka, prefix="kafka.")
         self.plan = plan
         self._before_producer = before_producer
         self._committed: dict[str, SourceOffset] = {partition_key(p): o for p, o in plan.committed}
@@ -280,18 +282,19 @@ class LiveSourceTask:
         return True
 
     def _start(self, plan: SourceTaskPlan) -> bool:
+        config = plan.providers.resolve(plan.task_config)  # before any client is built
         if plan.config_topic:
-            self._config_store = KafkaConfigStore(self.kafka, plan.config_topic, plan.group_id)
+            self._config_store = KafkaConfigStore(self._clients, plan.config_topic, plan.group_id)
             if not self._check_generation(self._config_store, plan):
                 return False
         if self._before_producer is not None:
             self._before_producer()
         if plan.exactly_once:
             self.producer = transactional_producer(
-                {**self.kafka, "on_delivery": self._delivered}, plan.transactional_id
+                {**self._clients, "on_delivery": self._delivered}, plan.transactional_id
             )
         else:
-            self.producer = idempotent_producer({**self.kafka, "on_delivery": self._delivered})
+            self.producer = idempotent_producer({**self._clients, "on_delivery": self._delivered})
         if self._config_store is not None and not self._check_generation(self._config_store, plan):
             return False
         task = load_class(plan.task_class)()
@@ -302,14 +305,14 @@ class LiveSourceTask:
         )
         task.initialize(
             SourceTaskContext(
-                plan.task_config,
+                config,
                 InMemoryOffsetStorageReader(plan.committed),
                 self._transactions,
                 task_id=plan.task,
                 connector_name=plan.connector,
             )
         )
-        task.start(dict(plan.task_config))
+        task.start(config)
         self.task = task
         self._wants_record_callbacks = type(task).commit_record is not SourceTask.commit_record
         return True
@@ -574,7 +577,7 @@ class LiveSourceTask:
     def _not_stale(self, offsets: list[tuple[SourcePartition, SourceOffset]]) -> bool:
         """Whether no earlier attempt committed offsets of these partitions since planning."""
         plan = self.plan
-        view = OffsetsTopicView(self.kafka, plan.offsets_topic)
+        view = OffsetsTopicView(self._clients, plan.offsets_topic)
         view.positions = dict(plan.offsets_positions)
         for partition, offset in plan.committed:
             view.snapshot.apply(
@@ -612,7 +615,7 @@ class LiveSourceTask:
         plan = self.plan
         assert plan.mirror_offsets_topic is not None
         if self._mirror_producer is None:
-            self._mirror_producer = idempotent_producer(self.kafka)
+            self._mirror_producer = idempotent_producer(self._clients)
         for message in offset_messages(
             plan.mirror_offsets_topic, plan.mirror_offsets_topic_partitions, plan.connector, offsets
         ):

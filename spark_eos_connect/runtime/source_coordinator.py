@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from spark_eos_connect.api.config import InvalidConfigError
@@ -21,6 +21,7 @@ from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.kafka.producers import fence_transactional_id
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusState
+from spark_eos_connect.runtime.config_references import reverse_transform
 from spark_eos_connect.runtime.connector_lifecycle import ConnectorPhase, ManagedConnector
 from spark_eos_connect.runtime.framework_config import SourcePipelineConfig
 from spark_eos_connect.runtime.leadership import begin_generation, config_store_for, worker_id
@@ -53,8 +54,14 @@ def class_path(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def load_source_connector(config: SourcePipelineConfig) -> SourceConnector:
-    """Instantiate the connector and check its config and exactly-once promises (no I/O)."""
+def load_source_connector(
+    config: SourcePipelineConfig, props: Mapping[str, str] | None = None
+) -> SourceConnector:
+    """Instantiate the connector and check its config and exactly-once promises (no I/O).
+
+    `props` are the connector's options with references resolved (default: as configured).
+    """
+    props = dict(config.connector_props if props is None else props)
     connector_class = resolve_connector_class(config.connector_class)
     if not issubclass(connector_class, SourceConnector):
         raise ConfigError(
@@ -62,14 +69,9 @@ def load_source_connector(config: SourcePipelineConfig) -> SourceConnector:
             "readStream.format('eosconnect') with connector.class needs a SourceConnector"
         )
     connector = connector_class()
-    problems = {
-        report.name: report.errors
-        for report in connector.validate(config.connector_props)
-        if report.errors
-    }
+    problems = {report.name: report.errors for report in connector.validate(props) if report.errors}
     if problems:
         raise InvalidConfigError(problems)
-    props = dict(config.connector_props)
     if config.exactly_once and config.exactly_once_required:
         _check_exactly_once_support(connector, config, props)
     if config.transaction_boundary == "connector":
@@ -124,8 +126,10 @@ class SourceCoordinator:
 
     def __init__(self, config: SourcePipelineConfig) -> None:
         self.config = config
-        connector_class = type(load_source_connector(config))
-        kafka = config.kafka
+        # References are resolved before anything is written; the resolved values stay here.
+        self.kafka = kafka = config.providers.resolve(config.kafka, prefix="kafka.")
+        props = config.providers.resolve(config.connector_props)
+        connector_class = type(load_source_connector(config, props))
         self.global_partitions = ensure_offsets_topic(
             kafka, config.global_offsets_topic, config.offsets_partitions
         )
@@ -146,7 +150,7 @@ class SourceCoordinator:
         self._restart_requests_seen = False
         self._restart_offset: int | None = None
         self._checked_at = 0.0
-        self.connector = ManagedConnector(connector_class, config.connector_props, config.tasks_max)
+        self.connector = ManagedConnector(connector_class, props, config.tasks_max)
         if not self.connector.start():
             self.report_status(StatusState.FAILED, None, self.connector.trace)
             raise ConnectorFailedError(
@@ -163,12 +167,13 @@ class SourceCoordinator:
 
     @property
     def task_configs(self) -> list[dict[str, str]]:
-        """The running connector's task configs (none while it is stopped or failed to start)."""
-        return self.connector.task_configs or []
+        """The running connector's task configs (none while it is stopped or failed to start),
+        options the connector config holds references in set back to those references."""
+        return reverse_transform(self.config.connector_props, self.connector.task_configs or [])
 
     def start_generation(self) -> None:
         """Lead a new generation of this connector's tasks (KIP-618 §5, see `leadership`)."""
-        config, kafka = self.config, self.config.kafka
+        config, kafka = self.config, self.kafka
         self.leader, snapshot = begin_generation(
             self.config_store,
             config.name,
@@ -320,6 +325,7 @@ class SourceCoordinator:
                 config_topic=config.config_topic,
                 status_topic=config.status_topic,
                 generation_commit_offset=self.generation_commit_offset,
+                providers=config.providers,
             )
             for task, task_config in enumerate(self.task_configs)
         ]

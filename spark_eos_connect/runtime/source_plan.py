@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from spark_eos_connect.runtime.config_references import ConfigProviders
+
 SPOOL_ENV = "EOSCONNECT_SPOOL_DIR"
 
 
@@ -38,6 +40,8 @@ class SourceTaskPlan:
     status_topic: str = ""
     generation_commit_offset: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    providers: ConfigProviders = field(default_factory=ConfigProviders)
+    """Resolve `task_config` and the Kafka settings with these on the task's host."""
 
 
 def spool_dir() -> Path:

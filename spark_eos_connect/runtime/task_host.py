@@ -189,7 +189,7 @@ def report_task_failure(kafka: Mapping[str, Any], plan: SourceTaskPlan, trace: s
     from spark_eos_connect.storage.status_store import KafkaStatusStore
 
     try:
-        store = KafkaStatusStore(dict(kafka), plan.status_topic)
+        store = KafkaStatusStore(plan.providers.resolve(kafka, prefix="kafka."), plan.status_topic)
         store.put_task_status(plan.connector, plan.task, StatusState.FAILED, worker_id(), 0, trace)
         store.close()
     except Exception as error:  # the task's own failure is what must surface

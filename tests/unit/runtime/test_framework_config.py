@@ -76,3 +76,35 @@ def test_missing_connector_class_and_bootstrap_servers_are_named() -> None:
 def test_user_transactional_id_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"kafka\.transactional\.id"):
         parse_source_pipeline({**BASE, "kafka.transactional.id": "mine"})
+
+
+def test_config_providers_are_worker_options_and_references_stay_unresolved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("EOS_TEST_TASKS", "3")
+    config = parse_source_pipeline(
+        {
+            **BASE,
+            "config.providers": "env,file",
+            "config.providers.file.param.allowed.paths": "/secrets",
+            "tasks.max": "${env:EOS_TEST_TASKS}",
+            "api.token": "${file:/secrets/app.properties:token}",
+            "kafka.sasl.password": "${env:KAFKA_PASSWORD}",
+        }
+    )
+
+    assert config.providers.names == ["env", "file"]
+    assert config.tasks_max == 3  # framework values are resolved: the driver needs them
+    assert not any(k.startswith("config.providers") for k in config.connector_props)
+    assert config.connector_props["tasks.max"] == "${env:EOS_TEST_TASKS}"
+    assert config.connector_props["api.token"] == "${file:/secrets/app.properties:token}"
+    assert config.kafka["sasl.password"] == "${env:KAFKA_PASSWORD}"
+
+
+def test_bad_provider_settings_and_a_referenced_name_are_refused() -> None:
+    with pytest.raises(ConfigError, match=r"config\.providers\.vault\.class"):
+        parse_source_pipeline({**BASE, "config.providers": "vault"})
+    with pytest.raises(ConfigError, match="Option name cannot hold"):
+        parse_source_pipeline({**BASE, "name": "${env:NAME}"})
+    with pytest.raises(ConfigError, match=r"Cannot resolve \$\{env:EOS_UNSET_X\} in option tasks"):
+        parse_source_pipeline({**BASE, "tasks.max": "${env:EOS_UNSET_X}"})
