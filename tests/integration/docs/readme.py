@@ -51,6 +51,8 @@ COVERAGE: dict[str, str] = {
     "make test-cluster": "test_make_test_cluster_collects_exactly_the_cluster_tests",
     "make dist": f"{ELSEWHERE}tests/integration/jobs/test_wheel.py"
     "::test_make_dist_builds_a_wheel_and_an_sdist",
+    "```bash eosconnect rest --bootstrap-servers HOST:PORT --host 0.0.0.0": f"{ELSEWHERE}"
+    "tests/integration/rest/test_rest_security.py::test_readme_security_block",
     "```bash make dist": f"{ELSEWHERE}tests/integration/cluster/test_jobs_on_cluster.py"
     "::test_readme_block_submits_to_the_cluster",
 }

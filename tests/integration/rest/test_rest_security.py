@@ -273,21 +273,6 @@ def test_rest_help_names_the_security_options() -> None:
 
 # --- the README's "REST API" security block -----------------------------------------------------
 
-README_BLOCK = """\
-eosconnect rest --bootstrap-servers HOST:PORT --host 0.0.0.0    # exit 2: no TLS, no auth
-openssl req -x509 -newkey rsa:2048 -nodes -days 365 -subj /CN=localhost \\
-  -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout rest-key.pem -out rest-cert.pem
-printf 'admin: change-me\\n' > connect.password    # Kafka Connect's credentials file format
-eosconnect rest --bootstrap-servers HOST:PORT --host 0.0.0.0 --certfile rest-cert.pem \\
-  --keyfile rest-key.pem --basic-auth-file connect.password &
-curl -s --cacert rest-cert.pem -u admin:change-me https://localhost:8083/connectors    # 200
-curl -s --cacert rest-cert.pem https://localhost:8083/connectors                       # 401
-curl -s --cacert rest-cert.pem -u admin:wrong https://localhost:8083/connectors        # 401
-"""
-"""The shell block proposed for README's Security section, run until README.md has it (from then
-on the README's own text is run)."""
-
-
 README_KEY = "```bash eosconnect rest --bootstrap-servers HOST:PORT --host 0.0.0.0"
 """The block's key in the docs tests (`tests/integration/docs/readme.py`): its first line."""
 
@@ -304,14 +289,9 @@ def readme_helper() -> ModuleType:
 
 
 def readme_security_block() -> str:
-    """README.md's security block once it has one (then it must), else `README_BLOCK`."""
+    """README.md's security block (its "REST API" part of the Security section)."""
     readme = readme_helper()
-    text = readme.README.read_text()
-    found = [s.text for s in readme.snippets(text) if s.key == README_KEY]
-    if found:
-        return str(found[0])
-    assert "--basic-auth-file" not in text, f"README.md has no block {README_KEY!r} any more"
-    return README_BLOCK
+    return str(readme.snippet(README_KEY).text)
 
 
 def run_readme_security_block(
