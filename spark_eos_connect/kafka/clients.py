@@ -11,6 +11,7 @@ from confluent_kafka import (
     OFFSET_BEGINNING,
     Consumer,
     IsolationLevel,
+    KafkaError,
     KafkaException,
     TopicPartition,
 )
@@ -23,6 +24,49 @@ KAFKA_OPTION_PREFIX = "kafka."
 
 class KafkaTimeoutError(EosConnectError, TimeoutError):
     """A Kafka operation did not finish within its time limit."""
+
+
+class KafkaAuthorizationError(EosConnectError, PermissionError):
+    """The broker's ACLs do not allow what a client asked for; names the ACL it lacks."""
+
+
+AUTHORIZATION_ERRORS = {
+    "TOPIC_AUTHORIZATION_FAILED": "Topic",
+    "GROUP_AUTHORIZATION_FAILED": "Group",
+    "TRANSACTIONAL_ID_AUTHORIZATION_FAILED": "TransactionalId",
+    "CLUSTER_AUTHORIZATION_FAILED": "Cluster",
+}
+
+
+def describe_client(config: Mapping[str, Any]) -> str:
+    """`user 'u' (MECHANISM over PROTOCOL)` for messages; never the password."""
+    protocol = config.get("security.protocol", "PLAINTEXT")
+    user = config.get("sasl.username", "")
+    mechanism = config.get("sasl.mechanism", "GSSAPI")
+    return f"user {user!r} ({mechanism} over {protocol})" if user else f"the client ({protocol})"
+
+
+def kafka_error_of(error: BaseException | KafkaError) -> KafkaError | None:
+    """The `KafkaError` behind `error` (itself, or a `KafkaException`'s), else None."""
+    if isinstance(error, KafkaError):
+        return error
+    first = error.args[0] if isinstance(error, KafkaException) and error.args else None
+    return first if isinstance(first, KafkaError) else None
+
+
+def missing_acl(
+    error: BaseException | KafkaError, operations: str, name: str, config: Mapping[str, Any]
+) -> KafkaAuthorizationError | None:
+    """When `error` is an authorization failure: an error naming the ACL the principal of
+    `config` lacks (`operations` on the resource `name`), else None."""
+    kafka_error = kafka_error_of(error)
+    resource = AUTHORIZATION_ERRORS.get(kafka_error.name()) if kafka_error else None
+    if resource is None:
+        return None
+    return KafkaAuthorizationError(
+        f"Kafka denied {describe_client(config)}: it needs {operations} on {resource} "
+        f"{name!r} ({kafka_error})"
+    )
 
 
 def kafka_client_config(options: Mapping[str, str]) -> dict[str, str]:
@@ -145,9 +189,19 @@ def read_to_end(
                 if high > max(low, begin if begin >= 0 else low):
                     ends[(topic, partition)] = high
                     assignment.append(TopicPartition(topic, partition, begin))
-        return _consume_until(consumer, assignment, ends, timeout_s)
+        return _consume_until(consumer, assignment, ends, timeout_s, config)
     finally:
         consumer.close()
+
+
+def is_unused_group_error(error: KafkaError) -> bool:
+    """Whether `error` only says the principal may not use the consumer's group.
+
+    librdkafka wants a `group.id` and looks its coordinator up even for a consumer that only
+    assigns partitions and never commits, as every reader here does; without a Group ACL that
+    lookup fails while fetching goes on. Like Kafka Connect's readers of its internal topics,
+    these readers need no Group ACL, so the error is not theirs to fail on."""
+    return bool(error.code() == KafkaError.GROUP_AUTHORIZATION_FAILED)
 
 
 RETRIABLE_METADATA_ERRORS = {
@@ -201,6 +255,7 @@ def _consume_until(
     assignment: list[TopicPartition],
     ends: dict[tuple[str, int], int],
     timeout_s: float,
+    config: Mapping[str, Any],
 ) -> list[ConsumedRecord]:
     records: list[ConsumedRecord] = []
     if not assignment:
@@ -215,8 +270,11 @@ def _consume_until(
                 f"{sorted(pending)}"
             )
         for message in consumer.consume(num_messages=10000, timeout=0.02):
-            if message.error() is not None:
-                raise EosConnectError(f"consume failed: {message.error()}")
+            error = message.error()
+            if error is not None:
+                if is_unused_group_error(error):
+                    continue
+                raise _consume_failed(config, message.topic(), error)
             records.append(_detach(message))
         positions = consumer.position(
             [TopicPartition(topic, partition) for topic, partition in pending]
@@ -225,6 +283,14 @@ def _consume_until(
             if tp.offset >= pending[(tp.topic, tp.partition)]:
                 del pending[(tp.topic, tp.partition)]
     return records
+
+
+def _consume_failed(
+    config: Mapping[str, Any], topic: str | None, error: KafkaError
+) -> EosConnectError:
+    """The error to raise for a failed fetch of `topic`: a missing ACL is named."""
+    denied = missing_acl(error, "Read and Describe", topic or "?", config)
+    return denied or EosConnectError(f"consume failed: {error}")
 
 
 def _detach(message: Any) -> ConsumedRecord:
@@ -301,6 +367,7 @@ class TopicTail:
             assignment,
             {(self.topic, p): end for p, end in pending.items()},
             timeout_s,
+            self.config,
         )
         self._consumer.unassign()
         for record in records:

@@ -8,6 +8,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException, Producer
 
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.kafka.clients import missing_acl
 
 PRODUCER_DEFAULTS: dict[str, Any] = {
     "linger.ms": 20,
@@ -42,7 +43,13 @@ def transactional_producer(
     producer = Producer(
         {**PRODUCER_DEFAULTS, **kafka, "transactional.id": transactional_id, "log_level": 3}
     )
-    producer.init_transactions(timeout_s)
+    try:
+        producer.init_transactions(timeout_s)
+    except KafkaException as error:
+        denied = missing_acl(error, "Write and Describe", transactional_id, kafka)
+        if denied is not None:
+            raise denied from None
+        raise
     return producer
 
 

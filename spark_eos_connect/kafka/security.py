@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from spark_eos_connect.errors import EosConnectError, SetupError
-from spark_eos_connect.kafka.clients import KafkaTimeoutError
+from spark_eos_connect.kafka.clients import KafkaTimeoutError, describe_client
 
 SECURITY_MODES = ("none", "sasl", "sasl_ssl")
 SUPER_USER = "admin"
@@ -233,14 +233,6 @@ CONNECT_ERRORS = ("_AUTHENTICATION", "_SSL")
 
 class KafkaAuthenticationError(EosConnectError, PermissionError):
     """The broker refused the client's credentials, or the TLS handshake failed."""
-
-
-def describe_client(config: Mapping[str, Any]) -> str:
-    """`user 'u' (MECHANISM over PROTOCOL)` for messages; never the password."""
-    protocol = config.get("security.protocol", "PLAINTEXT")
-    user = config.get("sasl.username", "")
-    mechanism = config.get("sasl.mechanism", "GSSAPI")
-    return f"user {user!r} ({mechanism} over {protocol})" if user else str(protocol)
 
 
 def verify_credentials(config: Mapping[str, Any], timeout_s: float = 30.0) -> None:

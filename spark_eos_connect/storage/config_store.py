@@ -20,6 +20,7 @@ from spark_eos_connect.kafka.clients import (
     TopicTail,
     admin_client,
     ensure_topic,
+    missing_acl,
     partition_count,
 )
 from spark_eos_connect.kafka.producers import is_fenced, produce, transactional_producer
@@ -154,7 +155,7 @@ class KafkaConfigStore:
         """Claim the leader's transactional id, fencing every older leader of this cluster."""
         transactional_id = leader_transactional_id(self.group_id)
         producer = transactional_producer(self.kafka, transactional_id, timeout_s)
-        return ConfigLeader(producer, self.topic, transactional_id, timeout_s)
+        return ConfigLeader(producer, self.topic, transactional_id, timeout_s, self.kafka)
 
 
 def _decode_key(raw: bytes | None) -> str | None:
@@ -179,8 +180,16 @@ class ConfigLeader:
     the topic to its end again and decide anew (with a new leader if it still should write).
     """
 
-    def __init__(self, producer: Any, topic: str, transactional_id: str, timeout_s: float) -> None:
+    def __init__(
+        self,
+        producer: Any,
+        topic: str,
+        transactional_id: str,
+        timeout_s: float,
+        kafka: Mapping[str, Any] | None = None,
+    ) -> None:
         self._producer = producer
+        self._kafka = dict(kafka or {})  # to name the principal when an ACL is missing
         self.topic = topic
         self.transactional_id = transactional_id
         self._timeout_s = timeout_s
@@ -274,8 +283,9 @@ class ConfigLeader:
                 self._producer.abort_transaction(self._timeout_s)
             except Exception as abort_exc:
                 self._broken = f"aborting after {exc} failed: {abort_exc}"
+        denied = missing_acl(exc, "Write and Describe", self.topic, self._kafka)
         raise ConfigWriteError(
-            f"Writing {keys} to config topic {self.topic!r} failed and was aborted: {exc}"
+            f"Writing {keys} to config topic {self.topic!r} failed and was aborted: {denied or exc}"
         ) from exc
 
     def _fenced_message(self, keys: str) -> str:

@@ -122,7 +122,7 @@ def test_client_descriptions_never_show_the_password() -> None:
     config = sec.client_security_config(SSL, "alice", "a-secret")
 
     assert sec.describe_client(config) == "user 'alice' (SCRAM-SHA-512 over SASL_SSL)"
-    assert sec.describe_client({}) == "PLAINTEXT"
+    assert sec.describe_client({}) == "the client (PLAINTEXT)"
 
 
 def test_passwords_are_random_and_safe_in_jaas_and_format_arguments() -> None:
