@@ -16,7 +16,7 @@ import logging
 import re
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
@@ -32,6 +32,7 @@ from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from spark_eos_connect.api.config import ConfigDef, ConfigType, Range
 from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.runtime.config_references import ConfigProviders
 from spark_eos_connect.runtime.framework_config import split_options
 
 log = logging.getLogger(__name__)
@@ -129,6 +130,8 @@ class KafkaReaderConfig:
     max_records_per_trigger: int | None
     poll_timeout_ms: int
     kafka: dict[str, str]
+    providers: ConfigProviders = field(default_factory=ConfigProviders)
+    """Resolve `kafka` with these where clients are built (driver and executors)."""
 
     @property
     def group_id(self) -> str | None:
@@ -186,6 +189,7 @@ def parse_reader_options(options: Mapping[str, Any]) -> KafkaReaderConfig:
         max_records_per_trigger=limit,
         poll_timeout_ms=values["kafkaconsumer.polltimeoutms"],
         kafka=kafka,
+        providers=ConfigProviders.from_options(rest),
     )
 
 

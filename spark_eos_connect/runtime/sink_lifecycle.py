@@ -23,12 +23,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusState
+from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
 from spark_eos_connect.runtime.framework_config import WORKER_CONFIG, split_options
 from spark_eos_connect.runtime.kafka_source import (
     READER_CONFIG,
@@ -166,15 +167,21 @@ class SinkLifecycleConfig:
     kafka: dict[str, str]
     connector_config: dict[str, str] | None
     """The config to register; None without `connector.class` (nothing is registered)."""
+    providers: ConfigProviders = field(default_factory=ConfigProviders)
+    """Resolve `kafka` with these (the config is registered with references unresolved)."""
 
 
 def connector_config(options: Mapping[str, Any]) -> dict[str, str]:
-    """The connector's own options: without `kafka.*`, worker and reader-only options."""
+    """The connector's own options: without `kafka.*`, worker (`config.providers*` too) and
+    reader-only options; references unresolved."""
     rest, _ = split_options({str(k).lower(): v for k, v in options.items()})
     return {
         key: str(value)
         for key, value in sorted(rest.items())
-        if key not in WORKER_CONFIG and key not in READER_ONLY_OPTIONS and value is not None
+        if key not in WORKER_CONFIG
+        and key not in READER_ONLY_OPTIONS
+        and not is_provider_option(key)
+        and value is not None
     }
 
 
@@ -195,6 +202,7 @@ def parse_sink_lifecycle(options: Mapping[str, Any]) -> SinkLifecycleConfig | No
         status_topic=worker["status.storage.topic"],
         kafka=kafka,
         connector_config=config,
+        providers=ConfigProviders.from_options(rest),
     )
 
 
@@ -237,8 +245,11 @@ class SinkLifecycle:
 
     def __init__(self, config: SinkLifecycleConfig) -> None:
         self.config = config
-        self.configs = config_store_for(config.kafka, config.config_topic, config.group_id)
-        self.statuses = KafkaStatusStore(config.kafka, config.status_topic)
+        kafka = config.providers.resolve(config.kafka, prefix="kafka.")
+        if config.connector_config is not None:  # a bad reference fails before the write
+            config.providers.resolve(config.connector_config)
+        self.configs = config_store_for(kafka, config.config_topic, config.group_id)
+        self.statuses = KafkaStatusStore(kafka, config.status_topic)
         self.statuses.ensure_topic()
         if config.connector_config is not None:
             register_connector(self.configs, config.name, config.connector_config)

@@ -23,6 +23,12 @@ from spark_eos_connect.api.config import ConfigDef, ConfigType, InvalidConfigErr
 from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask, SinkTaskContext
 from spark_eos_connect.api.sink import TopicPartition as SinkTopicPartition
 from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.runtime.config_references import (
+    ConfigProviders,
+    has_reference,
+    is_provider_option,
+    reverse_transform,
+)
 from spark_eos_connect.runtime.errors_dlq import (
     ERRORS_CONFIG,
     ErrorPolicy,
@@ -182,11 +188,17 @@ class SinkTaskPlan:
     max_poll_records: int
     errors: ErrorPolicy
     kafka: dict[str, str] = field(repr=False)
+    providers: ConfigProviders = field(default_factory=ConfigProviders)
+    """`kafka` and `task_configs` hold references unresolved; these resolve them."""
 
     @property
     def group_id(self) -> str:
         """`connect-<name>`."""
         return group_id_for(self.connector)
+
+    def resolved_kafka(self) -> dict[str, str]:
+        """The Kafka client settings with references resolved (in the process using them)."""
+        return self.providers.resolve(self.kafka, prefix="kafka.")
 
 
 @dataclass(frozen=True)
@@ -197,6 +209,7 @@ class SinkOptions:
     connector_props: dict[str, str]
     kafka: dict[str, str]
     errors: ErrorPolicy
+    providers: ConfigProviders = field(default_factory=ConfigProviders)
 
 
 def parse_sink_options(options: Mapping[str, Any]) -> SinkOptions:
@@ -207,14 +220,18 @@ def parse_sink_options(options: Mapping[str, Any]) -> SinkOptions:
             "Missing option kafka.bootstrap.servers: the Kafka cluster whose consumer group "
             "connect-<name> receives the committed offsets"
         )
-    values = SINK_FRAMEWORK_CONFIG.parse(rest)
+    providers = ConfigProviders.from_options(rest)
+    rest = {k: v for k, v in rest.items() if not is_provider_option(k)}
+    framework = {k: v for k, v in rest.items() if k in SINK_FRAMEWORK_CONFIG}
+    values = SINK_FRAMEWORK_CONFIG.parse(providers.resolve(framework))
     for name in ("key.converter", "value.converter"):
         make_converter(values[name])
     props = {k: str(v) for k, v in rest.items() if k not in SINK_FRAMEWORK_CONFIG}
-    props["name"] = values["name"]
-    props["connector.class"] = values["connector.class"]
-    props["tasks.max"] = str(values["tasks.max"])
-    return SinkOptions(values, props, kafka, ErrorPolicy.from_options(values["name"], rest))
+    for key in ("name", "connector.class", "tasks.max"):  # references stay references
+        raw = rest.get(key)
+        props[key] = str(raw) if has_reference(raw) else str(values[key])
+    errors = ErrorPolicy.from_options(values["name"], rest)
+    return SinkOptions(values, props, kafka, errors, providers)
 
 
 def class_path(cls: type) -> str:
@@ -241,11 +258,12 @@ def sink_task_configs(
 
 def plan_sink(parsed: SinkOptions, connector: SinkConnector) -> SinkTaskPlan:
     """Driver: the plan for every Spark task of the sink writer."""
-    values = parsed.values
+    values, raw = parsed.values, parsed.connector_props
+    configs = sink_task_configs(connector, parsed.providers.resolve(raw), values["tasks.max"])
     return SinkTaskPlan(
         connector=values["name"],
         task_class=class_path(connector.task_class()),
-        task_configs=sink_task_configs(connector, parsed.connector_props, values["tasks.max"]),
+        task_configs=reverse_transform(raw, configs),
         key_converter=values["key.converter"],
         key_schemas_enable=values["key.converter.schemas.enable"],
         value_converter=values["value.converter"],
@@ -253,6 +271,7 @@ def plan_sink(parsed: SinkOptions, connector: SinkConnector) -> SinkTaskPlan:
         max_poll_records=values[MAX_POLL_RECORDS],
         errors=parsed.errors,
         kafka=parsed.kafka,
+        providers=parsed.providers,
     )
 
 
@@ -356,10 +375,10 @@ class _SinkTaskRun:
         self.plan = plan
         self.task_id = task
         self.batch_id = batch_id
-        self.config = plan.task_configs[task % len(plan.task_configs)]
+        self.config = plan.providers.resolve(plan.task_configs[task % len(plan.task_configs)])
         self.task = load_task_class(plan.task_class)()
         self.context = SinkTaskContext(self.config)
-        self.reporter = ErrorReporter(plan.errors, plan.kafka, task)
+        self.reporter = ErrorReporter(plan.errors, plan.resolved_kafka(), task)
         self.key_converter = make_converter(plan.key_converter, plan.key_schemas_enable)
         self.value_converter = make_converter(plan.value_converter, plan.value_schemas_enable)
         self.assigned: set[TP] = set()

@@ -37,6 +37,7 @@ from spark_eos_connect.connectors.delta_sink import (
     parse_delta_config,
 )
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
 from spark_eos_connect.runtime.errors_dlq import (
     ErrorPolicy,
     ErrorReporter,
@@ -523,6 +524,8 @@ class DeltaBatchSink:
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         props = _lower(options)
+        providers = ConfigProviders.from_options(props)  # all here runs in the driver process
+        props = providers.resolve({k: v for k, v in props.items() if not is_provider_option(k)})
         rest, self.kafka = split_options(props)
         name = rest.get("name")
         if not name:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
@@ -24,6 +24,7 @@ from pyspark.sql.streaming.datasource import (
     SupportsTriggerAvailableNow,
 )
 
+from spark_eos_connect.runtime.config_references import ConfigProviders
 from spark_eos_connect.runtime.kafka_source import (
     TP,
     KafkaMetadata,
@@ -57,6 +58,7 @@ class KafkaRangePartition(InputPartition):
     range: OffsetRange
     kafka: dict[str, str]
     poll_timeout_ms: int
+    providers: ConfigProviders = field(default_factory=ConfigProviders)
 
 
 class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
@@ -72,7 +74,8 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
 
     def _kafka(self) -> KafkaMetadata:
         if self._metadata is None:
-            self._metadata = KafkaMetadata(self.config.kafka)
+            kafka = self.config.providers.resolve(self.config.kafka, prefix="kafka.")
+            self._metadata = KafkaMetadata(kafka)
         return self._metadata
 
     def _connector(self) -> SinkLifecycle | None:
@@ -146,14 +149,17 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
         """
         last = decode_stream_offsets(end)
         ranges = plan_ranges(batch_start(decode_stream_offsets(start), last), last.next)
+        config = self.config
         return [
-            KafkaRangePartition(r, self.config.kafka, self.config.poll_timeout_ms) for r in ranges
+            KafkaRangePartition(r, config.kafka, config.poll_timeout_ms, config.providers)
+            for r in ranges
         ]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         """Executor: the committed records of one range."""
         assert isinstance(partition, KafkaRangePartition)
-        yield from read_range(partition.kafka, partition.range, partition.poll_timeout_ms)
+        kafka = partition.providers.resolve(partition.kafka, prefix="kafka.")
+        yield from read_range(kafka, partition.range, partition.poll_timeout_ms)
 
     def commit(self, end: dict[str, Any]) -> None:
         """Driver: nothing; sinks commit offsets to the consumer group (or keep them)."""

@@ -80,7 +80,7 @@ class EosConnectSinkStreamWriter(DataSourceStreamArrowWriter):
             raise ConfigError(f"connector.class {parsed.values['connector.class']!r} is no sink")
         check_row_schema(schema)
         self.plan = plan_sink(parsed, cls())
-        ensure_dlq_topic(self.plan.kafka, self.plan.errors)
+        ensure_dlq_topic(self.plan.resolved_kafka(), self.plan.errors)
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> SinkTaskCommitMessage:
         """Executor: one sink task over this Spark task's rows."""
@@ -99,7 +99,8 @@ class EosConnectSinkStreamWriter(DataSourceStreamArrowWriter):
         offsets = merge_committable(results)
         maybe_crash("before_group_commit", batchId)
         if offsets:
-            KafkaMetadata(self.plan.kafka).commit_group_offsets(self.plan.group_id, offsets)
+            kafka = self.plan.resolved_kafka()
+            KafkaMetadata(kafka).commit_group_offsets(self.plan.group_id, offsets)
         maybe_crash("during_group_commit", batchId)
         print(summarize(batchId, self.plan.group_id, results, len(offsets)), flush=True)
 
