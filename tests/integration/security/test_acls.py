@@ -202,3 +202,28 @@ def assert_names_the_missing_acl(message: str, missing: AclRow, pipeline: Pipeli
     named = message.split(needle, 1)[1].split("'", 1)[0]
     allowed = missing.names(pipeline)
     assert any(named.startswith(n) if prefixed else named == n for n, prefixed in allowed), named
+
+
+def test_without_write_on_the_data_topic_the_task_fails_naming_the_topic(
+    spark: Any,
+    secured_broker: LocalKafkaBroker,
+    principal_factory: Callable[[str], Principal],
+    tmp_path: Path,
+) -> None:
+    """The topic-write row's other half: the internal topics are writable, the data topic is
+    not, so the source task (not the driver) is refused; Spark's task retries fail the same."""
+    deployment = make_deployment(secured_broker, dedicated_offsets=False)
+    granted = {g for g in grants(deployment.pipeline) if g.name != deployment.topic}
+    kafka = principal_with(secured_broker, principal_factory, granted)
+
+    query = start_query(spark, deployment, kafka, tmp_path)
+    try:
+        with pytest.raises(Exception) as failed:
+            query.awaitTermination(FAIL_WITHIN_S)
+            pytest.fail(f"without Write on the data topic the query ran on for {FAIL_WITHIN_S}s")
+    finally:
+        query.stop()
+
+    assert f"{deployment.topic}: Broker: Topic authorization failed" in str(failed.value)
+    for topic in [deployment.topic, deployment.offsets_topic]:
+        assert committed(secured_broker, topic) == []
