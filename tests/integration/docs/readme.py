@@ -48,6 +48,7 @@ COVERAGE: dict[str, str] = {
         "test_cli_block_drives_a_registered_connector"
     ),
     "make docs": "test_make_docs_leaves_a_current_readme_unchanged",
+    "```python records = (": "test_config_providers_block_resolves_file_and_env_references",
     "make test-cluster": "test_make_test_cluster_collects_exactly_the_cluster_tests",
     "make dist": f"{ELSEWHERE}tests/integration/jobs/test_wheel.py"
     "::test_make_dist_builds_a_wheel_and_an_sdist",

@@ -38,6 +38,12 @@ CURL_BLOCK = "```bash curl -s 'localhost:8083/connectors?expand=status'"
 CLI_BLOCK = "```bash export EOSCONNECT_BOOTSTRAP_SERVERS=localhost:9092"
 
 
+README_ENV_VARIABLE = "ORDERS_CLIENT_ID"
+os.environ.setdefault(README_ENV_VARIABLE, "orders-readme")
+"""The config-providers block's `${env:...}`: set when this module is collected, so that the
+test session's Spark processes (driver-side Python runners, executors) inherit it."""
+
+
 def positions(records: list[Any]) -> dict[int, list[int]]:
     """Generator positions per task, in topic order."""
     by_task: dict[int, list[int]] = {}
@@ -101,6 +107,38 @@ def test_quickstart_streams_the_generator_into_kafka(
     assert sorted(written) == [0, 1]  # tasks.max=2
     for task_positions in written.values():
         assert task_positions == list(range(len(task_positions)))  # each record once, in order
+
+
+def test_config_providers_block_resolves_file_and_env_references(
+    spark: Any,
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    read_committed: Callable[..., list[Any]],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    topic, name = topic_factory("orders"), unique_name("orders-by-reference")
+    properties = tmp_path / "kafka.properties"
+    properties.write_text(f"# where Kafka is\nbootstrap.servers={bootstrap_servers}\n")
+    reference = "${file:/etc/eosconnect/kafka.properties:bootstrap.servers}"
+    code = replace_literals(
+        snippet("```python records = (").text,
+        {
+            reference: reference.replace("/etc/eosconnect", str(tmp_path)),
+            "orders-by-reference": name,
+            "orders": topic,
+            "/tmp/checkpoints/orders-by-reference": str(tmp_path / "ck"),
+        },
+    )
+    assert os.environ[README_ENV_VARIABLE]  # set at import, before Spark's processes started
+
+    query = run_python_block(code, {"spark": spark}, "config providers")["query"]
+    try:
+        wait_for(lambda: len(read_committed(topic)) == 100, 120, "the 100 generated records")
+    finally:
+        query.stop()
+
+    assert sorted(positions(read_committed(topic))[0]) == list(range(100))
 
 
 def test_delta_snippet_lands_committed_records_once(
