@@ -49,6 +49,8 @@ COVERAGE: dict[str, str] = {
     ),
     "make docs": "test_make_docs_leaves_a_current_readme_unchanged",
     "```python records = (": "test_config_providers_block_resolves_file_and_env_references",
+    "eosconnect kafka": f"{ELSEWHERE}tests/integration/security/test_cli_kafka_security.py"
+    "::test_secured_cli_broker_announces_settings_that_log_in",
     "make test-cluster": "test_make_test_cluster_collects_exactly_the_cluster_tests",
     "make dist": f"{ELSEWHERE}tests/integration/jobs/test_wheel.py"
     "::test_make_dist_builds_a_wheel_and_an_sdist",
