@@ -245,8 +245,9 @@ def current_plan(
 
 def wants_quiet_logs(plan: SessionPlan, verbose: bool, submitted: Mapping[str, str]) -> bool:
     """Whether a job should quiet Spark's logging: not when asked to be verbose, not for a
-    running session (not the job's to change), not when the user gave a log4j file."""
-    if verbose or plan.reuse:
+    running session (not the job's to change), not when the user gave a log4j file or a
+    `spark.log.level`."""
+    if verbose or plan.reuse or "spark.log.level" in {**submitted, **plan.conf}:
         return False
     java_options = plan.conf.get(
         "spark.driver.extraJavaOptions", submitted.get("spark.driver.extraJavaOptions", "")

@@ -223,6 +223,15 @@ def test_a_users_log4j_file_keeps_spark_logging(where: str) -> None:
     assert not wants_quiet_logs(plan, verbose=False, submitted=submitted)
 
 
+@pytest.mark.parametrize("where", ["conf", "spark-submit"])
+def test_a_users_log_level_keeps_spark_logging(where: str) -> None:
+    level = {"spark.log.level": "INFO"}
+    conf, submitted = (level, {}) if where == "conf" else ({}, level)
+    plan = SessionPlan("local[2]", "spark-submit", conf, submitted=where != "conf")
+
+    assert not wants_quiet_logs(plan, verbose=False, submitted=submitted)
+
+
 def test_quiet_logging_joins_the_drivers_java_options() -> None:
     conf = with_quiet_logging({"spark.driver.extraJavaOptions": "-Xss4m", "spark.app.name": "j"})
 
