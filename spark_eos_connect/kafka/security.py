@@ -235,6 +235,11 @@ class KafkaAuthenticationError(EosConnectError, PermissionError):
     """The broker refused the client's credentials, or the TLS handshake failed."""
 
 
+def authenticates(config: Mapping[str, Any]) -> bool:
+    """Whether a client with `config` logs in or checks certificates (SASL or SSL)."""
+    return str(config.get("security.protocol", "plaintext")).lower() != "plaintext"
+
+
 def verify_credentials(config: Mapping[str, Any], timeout_s: float = 30.0) -> None:
     """Return once the brokers answer a metadata request with `config`; raise
     `KafkaAuthenticationError` as soon as they refuse its credentials or certificate (librdkafka

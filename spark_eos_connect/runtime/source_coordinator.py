@@ -19,6 +19,7 @@ from spark_eos_connect.api.source import (
 from spark_eos_connect.connectors.registry import resolve_connector_class
 from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.kafka.producers import fence_transactional_id
+from spark_eos_connect.kafka.security import authenticates, verify_credentials
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime.config_references import reverse_transform
@@ -34,6 +35,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 STATE_CHECK_INTERVAL_S = 0.5
+CREDENTIALS_TIMEOUT_S = 60.0
+"""How long the driver waits for the brokers to accept or refuse its credentials at start."""
 RUNNING_STATES = {
     TargetState.STARTED: StatusState.RUNNING,
     TargetState.PAUSED: StatusState.PAUSED,
@@ -128,6 +131,8 @@ class SourceCoordinator:
         self.config = config
         # References are resolved before anything is written; the resolved values stay here.
         self.kafka = kafka = config.providers.resolve(config.kafka, prefix="kafka.")
+        if authenticates(kafka):  # a refused login or certificate fails now, not on a timeout
+            verify_credentials(kafka, CREDENTIALS_TIMEOUT_S)
         props = config.providers.resolve(config.connector_props)
         connector_class = type(load_source_connector(config, props))
         self.global_partitions = ensure_offsets_topic(
