@@ -5,7 +5,6 @@ and a challenge, a non-loopback address refused with neither, and no credential 
 from __future__ import annotations
 
 import base64
-import importlib.util
 import os
 import shlex
 import ssl
@@ -14,7 +13,6 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import IO, Any
 
 import httpx
@@ -24,6 +22,8 @@ from spark_eos_connect.herder import WorkerSettings
 from spark_eos_connect.kafka.broker import free_port
 from spark_eos_connect.rest.auth import REALM, UNAUTHORIZED_MESSAGE
 from spark_eos_connect.testing import wait_for
+
+from ..docs.readme import shell_lines, snippet
 
 pytestmark = pytest.mark.integration
 
@@ -277,21 +277,9 @@ README_KEY = "```bash eosconnect rest --bootstrap-servers HOST:PORT --host 0.0.0
 """The block's key in the docs tests (`tests/integration/docs/readme.py`): its first line."""
 
 
-def readme_helper() -> ModuleType:
-    """`tests/integration/docs/readme.py` (pure Python), loaded by path."""
-    path = Path(__file__).resolve().parents[1] / "docs" / "readme.py"
-    spec = importlib.util.spec_from_file_location("_readme_snippets_rest", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 def readme_security_block() -> str:
     """README.md's security block (its "REST API" part of the Security section)."""
-    readme = readme_helper()
-    return str(readme.snippet(README_KEY).text)
+    return snippet(README_KEY).text
 
 
 def run_readme_security_block(
@@ -306,7 +294,7 @@ def run_readme_security_block(
     servers: list[subprocess.Popen[bytes]] = []
     probe = f"curl -s --cacert rest-cert.pem https://localhost:{port}/"
     try:
-        for line, comment in readme_helper().shell_lines(block):
+        for line, comment in shell_lines(block):
             command = line.replace("HOST:PORT", bootstrap_servers).replace(":8083", f":{port}")
             if line.startswith("eosconnect rest") and line.endswith("&"):
                 argv = [*shlex.split(command.removesuffix("&")), *extra]
