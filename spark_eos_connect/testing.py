@@ -32,6 +32,7 @@ from spark_eos_connect.api.source import (
 from spark_eos_connect.connectors.generator import GeneratorSourceConnector
 from spark_eos_connect.errors import SetupError
 from spark_eos_connect.kafka.broker import free_port
+from spark_eos_connect.processes import terminate
 from spark_eos_connect.runtime.source_plan import SourceTaskPlan
 
 BOOTSTRAP_PREFIX = "bootstrap.servers="
@@ -96,14 +97,7 @@ class BrokerProcess:
     def stop(self, timeout_s: float = 60.0) -> int | None:
         """SIGTERM the broker and wait for a clean exit; returns the exit code."""
         process, self._process = self._process, None
-        if process is None:
-            return None
-        process.send_signal(signal.SIGTERM)
-        try:
-            return process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            return process.wait()
+        return None if process is None else terminate(process, timeout_s)
 
     def kill(self) -> None:
         """SIGKILL the command and its broker JVM, as a machine crash would."""

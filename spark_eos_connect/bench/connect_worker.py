@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
-import signal
 import subprocess
 import time
 import urllib.error
@@ -24,6 +23,7 @@ from spark_eos_connect.bench.kafka_io import VisibilityWatch
 from spark_eos_connect.bench.results import ModeResult
 from spark_eos_connect.jars import ensure_jars
 from spark_eos_connect.kafka.broker import HOST, free_port
+from spark_eos_connect.processes import terminate
 
 MAIN_CLASS = "org.apache.kafka.connect.cli.ConnectDistributed"
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
@@ -169,14 +169,8 @@ class ConnectWorker:
     def stop(self, timeout_s: float = 30.0) -> None:
         """SIGTERM, then SIGKILL if it does not exit in time."""
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process is not None:
+            terminate(process, timeout_s)
 
     def __enter__(self) -> ConnectWorker:
         try:

@@ -13,7 +13,6 @@ import base64
 import contextlib
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -28,6 +27,7 @@ from typing import Any
 from spark_eos_connect.errors import SetupError
 from spark_eos_connect.jars import ensure_jars
 from spark_eos_connect.kafka import security as sec
+from spark_eos_connect.processes import terminate
 
 HOST = "127.0.0.1"
 
@@ -263,14 +263,8 @@ class LocalKafkaBroker:
     def stop(self, timeout_s: float = 60.0) -> None:
         """Shut the broker down cleanly (SIGTERM), killing it if it does not exit in time."""
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process is not None:
+            terminate(process, timeout_s)
 
     def kill(self) -> None:
         """Kill the broker with SIGKILL, as a crash would."""
