@@ -17,3 +17,7 @@ class ConnectorNotFoundError(EosConnectError, LookupError):
 
 class SetupError(EosConnectError, RuntimeError):
     """A local prerequisite (Java, Maven, jars, a broker) is missing or failed to start."""
+
+
+class DataError(EosConnectError, ValueError):
+    """A value does not match its schema (Connect's `DataException`); the message says where."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from spark_eos_connect.api.connector import Connector, Task
+from spark_eos_connect.api.data import Schema
 from spark_eos_connect.errors import EosConnectError
 
 __all__ = [
@@ -34,15 +35,21 @@ class TopicPartition(NamedTuple):
 
 @dataclass(slots=True)
 class SinkRecord:
-    """One Kafka record handed to a sink task; `timestamp` is epoch milliseconds."""
+    """One Kafka record handed to a sink task; `timestamp` is epoch milliseconds.
+
+    `key`/`value` are what the key and value converters made of the bytes, and
+    `key_schema`/`value_schema` their schemas (None for schemaless data).
+    """
 
     topic: str
     kafka_partition: int
     kafka_offset: int
-    key: bytes | str | None
+    key: Any
     value: Any
     timestamp: int | None = None
-    headers: Sequence[tuple[str, bytes | None]] = ()
+    headers: Sequence[tuple[str, Any]] = ()
+    key_schema: Schema | None = None
+    value_schema: Schema | None = None
 
     @property
     def topic_partition(self) -> TopicPartition:

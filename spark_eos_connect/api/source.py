@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from spark_eos_connect.api.connector import Connector, Task
+from spark_eos_connect.api.data import Schema
 from spark_eos_connect.errors import EosConnectError
 
 __all__ = [
@@ -42,16 +43,20 @@ class SourceRecord:
 
     `source_partition`/`source_offset` are maps of string keys to primitive values (they become
     JSON in the offsets topic); `timestamp` is epoch milliseconds, None to let the producer set it.
+    `key_schema`/`value_schema` (`spark_eos_connect.api.data.Schema`) describe a structured key
+    or value (a `Struct`, a list, ...); None for schemaless ones such as plain bytes or str.
     """
 
     source_partition: dict[str, Any] | None
     source_offset: dict[str, Any] | None
     topic: str
-    value: bytes | str | None
-    key: bytes | str | None = None
+    value: Any
+    key: Any = None
     partition: int | None = None
     headers: Sequence[Header] = ()
     timestamp: int | None = None
+    key_schema: Schema | None = None
+    value_schema: Schema | None = None
 
 
 @dataclass(frozen=True, slots=True)
