@@ -216,8 +216,6 @@ class LiveSourceTask:
             self._commit(batch_id, result)
         result.open_transaction = self._in_transaction
         self._flush_mirror()
-        if self._config_store is not None:
-            self._config_store.close()
         yield from self._take_rows()
 
     def _next_records(self, limit: int) -> tuple[list[SourceRecord], bool]:
@@ -655,6 +653,8 @@ class LiveSourceTask:
                 self.task.stop()
             except Exception as error:  # the task is going away either way
                 log.warning("task %d stop() failed: %s", self.plan.task, error)
+        if self._config_store is not None:
+            self._config_store.close()
         self._flush_mirror()
 
 
