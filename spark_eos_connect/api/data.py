@@ -26,8 +26,9 @@ A record key or value may carry a `Schema`; the value then has to match it. Publ
 Python values per type: INT8..INT64 `int` (range checked, never `bool`); FLOAT32/FLOAT64
 `float` (an `int` is accepted); BOOLEAN `bool`; STRING `str`; BYTES `bytes`/`bytearray`; ARRAY
 `list`/`tuple`; MAP any `Mapping`; STRUCT `Struct` of the very same schema. The logical types
-take the place of their underlying type: Decimal (BYTES, parameter `scale`) is a
-`decimal.Decimal` with exactly that scale; Date (INT32 days since the epoch) a `datetime.date`;
+take the place of their underlying type: Decimal (BYTES, parameter `scale`) is a finite
+`decimal.Decimal` (as in Connect, a scale other than the schema's is only refused when the value
+is converted to bytes); Date (INT32 days since the epoch) a `datetime.date`;
 Time (INT32 milliseconds of the day) a `datetime.time` (naive or UTC); Timestamp (INT64 epoch
 milliseconds) a `datetime.datetime` (naive means UTC). Sub-millisecond digits are dropped.
 
@@ -732,7 +733,7 @@ def _where(path: str) -> str:
 def _expected(schema: Schema) -> str:
     """What a value of `schema` is in Python, for messages."""
     python = {
-        Decimal.LOGICAL_NAME: f"decimal.Decimal of scale {(schema.parameters or {}).get('scale')}",
+        Decimal.LOGICAL_NAME: "decimal.Decimal",
         Date.LOGICAL_NAME: "datetime.date",
         Time.LOGICAL_NAME: "datetime.time",
         Timestamp.LOGICAL_NAME: "datetime.datetime",
@@ -772,10 +773,8 @@ def _check_logical(schema: Schema, value: Any, path: str) -> bool:
     if name == Decimal.LOGICAL_NAME:
         if not isinstance(value, decimal.Decimal):
             raise _mismatch(schema, value, path)
-        try:
-            _unscaled(value, Decimal.scale(schema))
-        except DataError as error:
-            raise DataError(f"Invalid value for {_where(path)}: {error}") from None
+        if not value.is_finite():
+            raise DataError(f"Invalid value for {_where(path)}: {value} is not a finite decimal")
     elif name == Date.LOGICAL_NAME:
         if not isinstance(value, dt.date) or isinstance(value, dt.datetime):
             raise _mismatch(schema, value, path)
