@@ -1,0 +1,626 @@
+"""Fixtures for the transforms tests: a JsonConverter-style envelope codec and Connect's oracle.
+
+`from_envelope`/`to_envelope` read and write `{"schema": ..., "payload": ...}` the way Connect's
+JsonConverter (schemas.enable=true) does, schemaless objects becoming dicts in Java HashMap order
+as JsonConverter builds them. `oracle` runs Connect's own SMTs in a JVM (one per test module,
+`oracle/TransformOracle.java`); `differential(config, record)` runs the same chain on the same
+record here and there and fails, printing both sides, when the outputs differ. Outputs are
+compared as canonical JSON (schema keys unordered, payload object order kept, float32 values as
+Java prints them) until the project's JsonConverter can be used for a byte comparison.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import json
+import os
+import subprocess
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spark_eos_connect.api.data import (
+    Date,
+    Decimal,
+    Schema,
+    SchemaBuilder,
+    Struct,
+    Time,
+    Timestamp,
+    Type,
+)
+from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.jars import cache_root
+from spark_eos_connect.transforms import ConnectRecord, Header, parse_transform_chain
+from spark_eos_connect.transforms._hashmap import JavaHashMap
+from spark_eos_connect.transforms._jnumbers import double_to_string, float_to_string, to_float32
+
+ORACLE_SOURCE = Path(__file__).parent / "oracle" / "TransformOracle.java"
+
+# --- envelope codec ----------------------------------------------------------------------------
+
+
+_FROM_JSON_TYPE = {"float": Type.FLOAT32, "double": Type.FLOAT64}
+_TO_JSON_TYPE = {Type.FLOAT32: "float", Type.FLOAT64: "double"}
+
+
+def schema_from_json(node: Mapping[str, Any] | None) -> Schema | None:
+    """JsonConverter.asConnectSchema."""
+    if node is None:
+        return None
+    kind = node["type"]
+    if kind == "struct":
+        builder = SchemaBuilder.struct()
+        for field in node.get("fields", []):
+            child = schema_from_json(field)
+            assert child is not None
+            builder.field(field["field"], child)
+    elif kind == "array":
+        items = schema_from_json(node["items"])
+        assert items is not None
+        builder = SchemaBuilder.array(items)
+    elif kind == "map":
+        keys, values = schema_from_json(node["keys"]), schema_from_json(node["values"])
+        assert keys is not None and values is not None
+        builder = SchemaBuilder.map(keys, values)
+    else:
+        builder = SchemaBuilder(_FROM_JSON_TYPE.get(kind) or Type(kind))
+    if node.get("optional") is True:
+        builder.optional()
+    if node.get("name") is not None:
+        builder.name(node["name"])
+    if node.get("version") is not None:
+        builder.version(node["version"])
+    if node.get("doc") is not None:
+        builder.doc(node["doc"])
+    if node.get("parameters"):
+        builder.parameters(node["parameters"])
+    if node.get("default") is not None:
+        builder.default_value(value_from_json(builder.build(), node["default"]))
+    return builder.build()
+
+
+def _java_map(items: Any) -> dict[Any, Any]:
+    result = JavaHashMap()
+    result.put_all(items)
+    return result.to_dict()
+
+
+def value_from_json(schema: Schema | None, node: Any) -> Any:
+    """JsonConverter.convertToConnect (replace.null.with.default=true)."""
+    if schema is None:
+        if isinstance(node, dict):
+            return _java_map((k, value_from_json(None, v)) for k, v in node.items())
+        if isinstance(node, list):
+            return [value_from_json(None, v) for v in node]
+        return node
+    if node is None:
+        if schema.default_value is not None:
+            return schema.default_value
+        if schema.optional:
+            return None
+        raise AssertionError(f"null for required {schema!r}")
+    if schema.name == Decimal.LOGICAL_NAME:
+        if isinstance(node, int | float):
+            return decimal.Decimal(str(node))
+        return Decimal.to_logical(schema, base64.b64decode(node))
+    if schema.name == Date.LOGICAL_NAME:
+        return Date.to_logical(schema, node)
+    if schema.name == Time.LOGICAL_NAME:
+        return Time.to_logical(schema, node)
+    if schema.name == Timestamp.LOGICAL_NAME:
+        return Timestamp.to_logical(schema, node)
+    kind = schema.type
+    if kind is Type.FLOAT32:
+        return to_float32(float(node))
+    if kind is Type.FLOAT64:
+        return float(node)
+    if kind is Type.BYTES:
+        return base64.b64decode(node)
+    if kind is Type.ARRAY:
+        return [value_from_json(schema.value_schema, v) for v in node]
+    if kind is Type.MAP:
+        assert schema.key_schema is not None
+        if schema.key_schema.type is Type.STRING:
+            return _java_map((k, value_from_json(schema.value_schema, v)) for k, v in node.items())
+        return _java_map(
+            (value_from_json(schema.key_schema, k), value_from_json(schema.value_schema, v))
+            for k, v in node
+        )
+    if kind is Type.STRUCT:
+        struct = Struct(schema)
+        for field in schema.fields:
+            struct.put(field.name, value_from_json(field.schema, node.get(field.name)))
+        return struct
+    return node
+
+
+def from_envelope(envelope: Mapping[str, Any] | None) -> tuple[Schema | None, Any]:
+    """(schema, value) of an envelope; None is Connect's null with no schema."""
+    if envelope is None:
+        return None, None
+    schema = schema_from_json(envelope["schema"])
+    return schema, value_from_json(schema, envelope["payload"])
+
+
+def schema_to_json(schema: Schema) -> dict[str, Any]:
+    """JsonConverter.asJsonSchema, keys in its order."""
+    node: dict[str, Any] = {"type": _TO_JSON_TYPE.get(schema.type, schema.type.value)}
+    if schema.type is Type.ARRAY:
+        assert schema.value_schema is not None
+        node["items"] = schema_to_json(schema.value_schema)
+    elif schema.type is Type.MAP:
+        assert schema.key_schema is not None and schema.value_schema is not None
+        node["keys"] = schema_to_json(schema.key_schema)
+        node["values"] = schema_to_json(schema.value_schema)
+    elif schema.type is Type.STRUCT:
+        node["fields"] = [{**schema_to_json(f.schema), "field": f.name} for f in schema.fields]
+    node["optional"] = schema.optional
+    if schema.name is not None:
+        node["name"] = schema.name
+    if schema.version is not None:
+        node["version"] = schema.version
+    if schema.doc is not None:
+        node["doc"] = schema.doc
+    if schema.parameters:
+        node["parameters"] = dict(schema.parameters)
+    if schema.default_value is not None:
+        node["default"] = value_to_json(schema, schema.default_value)
+    return node
+
+
+def value_to_json(schema: Schema | None, value: Any) -> Any:
+    """JsonConverter.convertToJson (replace.null.with.default=true)."""
+    if value is None:
+        if schema is None:
+            return None
+        if schema.default_value is not None:
+            return value_to_json(schema, schema.default_value)
+        if schema.optional:
+            return None
+        raise ValueError("Conversion error: null value for field that is required")
+    if schema is None:
+        if isinstance(value, Struct | decimal.Decimal | dt.date | dt.time):
+            raise ValueError(f"{type(value).__name__} has no corresponding schema type")
+        if isinstance(value, bytes | bytearray):
+            return base64.b64encode(value).decode()
+        if isinstance(value, Mapping):
+            if all(isinstance(k, str) for k in value):
+                return {k: value_to_json(None, v) for k, v in value.items()}
+            return [[value_to_json(None, k), value_to_json(None, v)] for k, v in value.items()]
+        if isinstance(value, list | tuple):
+            return [value_to_json(None, v) for v in value]
+        return value
+    if schema.name == Decimal.LOGICAL_NAME:
+        return base64.b64encode(Decimal.from_logical(schema, value)).decode()
+    if schema.name == Date.LOGICAL_NAME:
+        return Date.from_logical(schema, value)
+    if schema.name == Time.LOGICAL_NAME:
+        return Time.from_logical(schema, value)
+    if schema.name == Timestamp.LOGICAL_NAME:
+        return Timestamp.from_logical(schema, value)
+    schema.validate(value) if schema.type is not Type.STRUCT else None
+    kind = schema.type
+    if kind is Type.BYTES:
+        return base64.b64encode(bytes(value)).decode()
+    if kind is Type.ARRAY:
+        return [value_to_json(schema.value_schema, v) for v in value]
+    if kind is Type.MAP:
+        assert schema.key_schema is not None
+        if schema.key_schema.type is Type.STRING:
+            return {k: value_to_json(schema.value_schema, v) for k, v in value.items()}
+        return [
+            [value_to_json(schema.key_schema, k), value_to_json(schema.value_schema, v)]
+            for k, v in value.items()
+        ]
+    if kind is Type.STRUCT:
+        if not isinstance(value, Struct) or value.schema != schema:
+            raise ValueError("Mismatching schema.")
+        return {
+            f.name: value_to_json(f.schema, value.get_without_default(f.name))
+            for f in schema.fields
+        }
+    return value
+
+
+def to_envelope(schema: Schema | None, value: Any) -> str | None:
+    """The envelope JSON text, None for a null without schema (a tombstone)."""
+    if schema is None and value is None:
+        return None
+    body = {
+        "schema": None if schema is None else schema_to_json(schema),
+        "payload": value_to_json(schema, value),
+    }
+    return json.dumps(body, separators=(",", ":"))
+
+
+# --- canonical form ----------------------------------------------------------------------------
+
+
+def _canonical_value(schema: Any, node: Any) -> Any:
+    """Payload as comparable data: objects as ordered pairs, floats as Java prints them."""
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    if node is None:
+        return None
+    if isinstance(node, dict):
+        if kind == "struct":
+            by_name = {f["field"]: f for f in schema.get("fields", [])}
+            return [("{}", k, _canonical_value(by_name.get(k), v)) for k, v in node.items()]
+        inner = schema.get("values") if kind == "map" else None
+        return [("{}", k, _canonical_value(inner, v)) for k, v in node.items()]
+    if isinstance(node, list):
+        if kind == "map":
+            return [
+                [_canonical_value(schema["keys"], k), _canonical_value(schema["values"], v)]
+                for k, v in node
+            ]
+        inner = schema.get("items") if kind == "array" else None
+        return [_canonical_value(inner, v) for v in node]
+    if isinstance(node, bool):
+        return node
+    if isinstance(node, float) or (isinstance(node, int) and kind in ("float", "double")):
+        if kind == "float":
+            return ("float32", float_to_string(to_float32(float(node))))
+        return ("float64", double_to_string(float(node)))
+    return node
+
+
+def _canonical_schema(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    result: dict[str, Any] = {}
+    for key, item in schema.items():
+        if key == "fields":
+            result[key] = [_canonical_schema(f) for f in item]
+        elif key in ("items", "keys", "values"):
+            result[key] = _canonical_schema(item)
+        elif key == "default":
+            result[key] = _canonical_value(schema, item)
+        else:
+            result[key] = item
+    return result
+
+
+def canonical(text: str | None) -> Any:
+    """Canonical data of an envelope JSON text."""
+    if text is None:
+        return None
+    body = json.loads(text)
+    return {
+        "schema": _canonical_schema(body["schema"]),
+        "payload": _canonical_value(body["schema"], body["payload"]),
+    }
+
+
+# --- running both sides ------------------------------------------------------------------------
+
+
+def connect_jars_dir() -> Path:
+    """Where the Kafka Connect jars are (the lazy `connect` bundle)."""
+    configured = os.environ.get("EOSCONNECT_JARS_DIR")
+    root = Path(configured).expanduser().resolve() if configured else cache_root()
+    return root / "connect"
+
+
+class Oracle:
+    """One JVM running Connect's SMTs; `run(config, record)` returns its JSON answer."""
+
+    def __init__(self, jars: Path) -> None:
+        self._process = subprocess.Popen(
+            [
+                "java",
+                "-Duser.timezone=UTC",
+                "-Duser.language=en",
+                "-Duser.country=US",
+                "-cp",
+                f"{jars}/*",
+                str(ORACLE_SOURCE),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            encoding="utf-8",
+        )
+        self._lock = threading.Lock()
+
+    def run(self, config: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str, Any]:
+        request = json.dumps({"config": {k: str(v) for k, v in config.items()}, "record": record})
+        with self._lock:
+            assert self._process.stdin is not None and self._process.stdout is not None
+            self._process.stdin.write(request + "\n")
+            self._process.stdin.flush()
+            line = self._process.stdout.readline()
+        if not line:
+            raise RuntimeError("the Connect oracle JVM exited")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def close(self) -> None:
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+
+
+def python_record(record: Mapping[str, Any]) -> ConnectRecord:
+    """The ConnectRecord for an oracle request's record."""
+    key_schema, key = from_envelope(record.get("key"))
+    value_schema, value = from_envelope(record.get("value"))
+    headers = []
+    for header in record.get("headers", []):
+        schema, item = from_envelope(header["value"])
+        headers.append(Header(header["key"], item, schema))
+    return ConnectRecord(
+        topic=record["topic"],
+        kafka_partition=record.get("partition"),
+        key_schema=key_schema,
+        key=key,
+        value_schema=value_schema,
+        value=value,
+        timestamp=record.get("timestamp"),
+        headers=tuple(headers),
+        kafka_offset=record.get("offset"),
+    )
+
+
+def python_run(config: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str, Any]:
+    """The project's answer, in the oracle's shape."""
+    try:
+        chain = parse_transform_chain({k: str(v) for k, v in config.items()})
+    except ConfigError as error:
+        return {"error": f"{type(error).__name__}: {error}"}
+    try:
+        result = chain.apply(python_record(record))
+        if result is None:
+            return {"filtered": True}
+        return {
+            "topic": result.topic,
+            "partition": result.kafka_partition,
+            "timestamp": result.timestamp,
+            "key": to_envelope(result.key_schema, result.key),
+            "value": to_envelope(result.value_schema, result.value),
+            "headers": [
+                {"key": h.key, "value": to_envelope(h.schema, h.value)} for h in result.headers
+            ],
+        }
+    except Exception as error:
+        return {"error": f"{type(error).__name__}: {error}"}
+    finally:
+        chain.close()
+
+
+def _comparable(answer: Mapping[str, Any]) -> Any:
+    if "error" in answer or "filtered" in answer:
+        return {"error": True} if "error" in answer else {"filtered": True}
+    return {
+        "topic": answer["topic"],
+        "partition": answer["partition"],
+        "timestamp": answer["timestamp"],
+        "key": canonical(answer["key"]),
+        "value": canonical(answer["value"]),
+        "headers": [(h["key"], canonical(h["value"])) for h in answer["headers"]],
+    }
+
+
+class Differential:
+    """Runs a chain on a record in Connect and here; `check` fails on any difference."""
+
+    def __init__(self, oracle: Oracle) -> None:
+        self.oracle = oracle
+        self.checked = 0
+
+    def check(self, config: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str, Any]:
+        """Both answers must match; returns the Python answer."""
+        expected = self.oracle.run(config, record)
+        actual = python_run(config, record)
+        self.checked += 1
+        if _comparable(expected) != _comparable(actual):
+            pytest.fail(
+                "Connect and the project differ\n"
+                f"config: {json.dumps(dict(config))}\nrecord: {json.dumps(dict(record))}\n"
+                f"connect: {json.dumps(expected)}\nproject: {json.dumps(actual)}",
+                pytrace=False,
+            )
+        return actual
+
+
+@pytest.fixture(scope="module")
+def oracle() -> Iterator[Oracle]:
+    """Connect's SMTs in one JVM for the whole test module (skipped without the jars)."""
+    jars = connect_jars_dir()
+    if not (jars.is_dir() and any(jars.glob("connect-transforms-*.jar"))):
+        pytest.skip(
+            f"Kafka Connect jars not found in {jars}: fetch them once with "
+            "python -c 'from spark_eos_connect.jars import ensure_jars; ensure_jars(\"connect\")'"
+        )
+    running = Oracle(jars)
+    try:
+        yield running
+    finally:
+        running.close()
+
+
+@pytest.fixture(scope="module")
+def differential(oracle: Oracle) -> Differential:
+    """Compare the project's chain with Connect's on the same input."""
+    return Differential(oracle)
+
+
+def envelope(schema: Mapping[str, Any] | None, payload: Any) -> dict[str, Any]:
+    """A JsonConverter envelope for a request."""
+    return {"schema": schema, "payload": payload}
+
+
+@pytest.fixture
+def make_envelope() -> Callable[[Mapping[str, Any] | None, Any], dict[str, Any]]:
+    """`envelope(schema_json, payload)`."""
+    return envelope
+
+
+# --- sample records ----------------------------------------------------------------------------
+
+ADDRESS_SCHEMA: dict[str, Any] = {
+    "type": "struct",
+    "optional": True,
+    "name": "com.example.Address",
+    "fields": [
+        {"field": "city", "type": "string", "optional": False},
+        {"field": "zip", "type": "int32", "optional": True},
+        {
+            "field": "geo",
+            "type": "struct",
+            "optional": True,
+            "fields": [
+                {"field": "lat", "type": "double", "optional": False},
+                {"field": "lon", "type": "double", "optional": False},
+            ],
+        },
+    ],
+}
+ORDER_SCHEMA: dict[str, Any] = {
+    "type": "struct",
+    "optional": False,
+    "name": "com.example.Order",
+    "version": 2,
+    "doc": "an order",
+    "parameters": {"team": "shop"},
+    "fields": [
+        {"field": "id", "type": "int64", "optional": False},
+        {"field": "name", "type": "string", "optional": True},
+        {"field": "qty", "type": "int32", "optional": False, "default": 1},
+        {"field": "small", "type": "int8", "optional": True},
+        {"field": "price", "type": "double", "optional": True},
+        {"field": "ratio", "type": "float", "optional": True},
+        {"field": "ok", "type": "boolean", "optional": False},
+        {"field": "raw", "type": "bytes", "optional": True},
+        {
+            "field": "tags",
+            "type": "array",
+            "items": {"type": "string", "optional": False},
+            "optional": True,
+        },
+        {
+            "field": "created",
+            "type": "int64",
+            "name": "org.apache.kafka.connect.data.Timestamp",
+            "version": 1,
+            "optional": True,
+        },
+        {
+            "field": "day",
+            "type": "int32",
+            "name": "org.apache.kafka.connect.data.Date",
+            "version": 1,
+            "optional": True,
+        },
+        {
+            "field": "amount",
+            "type": "bytes",
+            "name": "org.apache.kafka.connect.data.Decimal",
+            "version": 1,
+            "parameters": {"scale": "2"},
+            "optional": True,
+        },
+        {"field": "when", "type": "string", "optional": True},
+        {"field": "epoch", "type": "int64", "optional": True},
+        {
+            "field": "address",
+            **{k: v for k, v in ADDRESS_SCHEMA.items() if k != "type"},
+            "type": "struct",
+        },
+    ],
+}
+ORDER: dict[str, Any] = {
+    "id": 42,
+    "name": "widget",
+    "qty": None,
+    "small": -7,
+    "price": 9.99,
+    "ratio": 0.1,
+    "ok": True,
+    "raw": "AQID",
+    "tags": ["a", "b"],
+    "created": 1700000000123,
+    "day": 19675,
+    "amount": "MDk=",
+    "when": "2023-11-14 22:13:20",
+    "epoch": 1700000000,
+    "address": {"city": "Oslo", "zip": 150, "geo": {"lat": 59.9, "lon": 10.75}},
+}
+SCHEMALESS: dict[str, Any] = {
+    "id": 42,
+    "name": "widget",
+    "price": 9.99,
+    "ok": True,
+    "none": None,
+    "tags": ["a", "b"],
+    "nested": {"x": 1, "y": {"z": "deep", "w": [1, 2]}},
+    "ts": 1700000000123,
+    "when": "2023-11-14 22:13:20",
+    "count": "17",
+    "flag": "TRUE",
+    "big": 300,
+    "frac": -2.75,
+}
+
+
+def make_record(
+    value: Any = None,
+    key: Any = None,
+    *,
+    topic: str = "orders",
+    partition: int | None = 3,
+    timestamp: int | None = 1700000000123,
+    offset: int | None = None,
+    headers: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """An oracle request record (key/value are envelopes or None)."""
+    return {
+        "topic": topic,
+        "partition": partition,
+        "timestamp": timestamp,
+        "offset": offset,
+        "key": key,
+        "value": value,
+        "headers": headers or [],
+    }
+
+
+def order_envelope() -> dict[str, Any]:
+    """The schema'd order value."""
+    return envelope(ORDER_SCHEMA, ORDER)
+
+
+def schemaless_envelope(payload: Any = None) -> dict[str, Any]:
+    """A schemaless value (the sample map by default)."""
+    return envelope(None, SCHEMALESS if payload is None else payload)
+
+
+STRING_SCHEMA: dict[str, Any] = {"type": "string", "optional": False}
+
+
+@pytest.fixture
+def samples() -> Any:
+    """The sample records and helpers as attributes."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        record=make_record,
+        envelope=envelope,
+        order=order_envelope,
+        schemaless=schemaless_envelope,
+        ORDER_SCHEMA=ORDER_SCHEMA,
+        ORDER=ORDER,
+        SCHEMALESS=SCHEMALESS,
+        STRING_SCHEMA=STRING_SCHEMA,
+        string_key=lambda text="k1": envelope(STRING_SCHEMA, text),
+    )
