@@ -70,9 +70,9 @@ def _resolve(name: str, option: str) -> type[HeaderConverter]:
         if isinstance(candidate, type) and issubclass(candidate, HeaderConverter):
             return candidate
     raise ConfigError(
-        f"Invalid value {name!r} for configuration {option}: unknown converter; known "
-        f"converters: {', '.join(known_converters())} (Connect's class names work too, and a "
-        "Python path to a Converter subclass)"
+        f"Unknown converter {name!r} for configuration {option}; known converters: "
+        f"{', '.join(known_converters())} (Connect's class names work too, and a Python path "
+        "to a Converter subclass)"
     )
 
 

@@ -5,13 +5,13 @@ to get its task configs and build a picklable `SinkTaskPlan`. Executor side: `ru
 instantiates the task, then `initialize`, `start`, `open(partitions)`, `put` in chunks of
 `consumer.override.max.poll.records`, `pre_commit(current_offsets)`, `close`, `stop`; the
 result carries the offsets `pre_commit` returned, which the driver commits to the group.
-Converters (`key.converter`, `value.converter`) turn the raw bytes into record keys and values;
-records that fail are handled by `errors.tolerance` (see `errors_dlq`).
+Converters (`key.converter`, `value.converter`, `header.converter`, from
+`spark_eos_connect.converters`) turn the raw bytes into record keys, values, their schemas and
+header values; records that fail are handled by `errors.tolerance` (see `errors_dlq`).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -19,9 +19,21 @@ from typing import Any
 
 import pyarrow as pa
 
-from spark_eos_connect.api.config import ConfigDef, ConfigType, InvalidConfigError, Range
+from spark_eos_connect.api.config import (
+    ConfigDef,
+    ConfigType,
+    InvalidConfigError,
+    Range,
+    props_with_prefix,
+)
 from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask, SinkTaskContext
 from spark_eos_connect.api.sink import TopicPartition as SinkTopicPartition
+from spark_eos_connect.converters import (
+    Converter,
+    HeaderConverter,
+    make_converter,
+    make_header_converter,
+)
 from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.runtime.config_references import (
     ConfigProviders,
@@ -68,7 +80,9 @@ SINK_FRAMEWORK_CONFIG = (
         "ByteArrayConverter",
         None,
         "medium",
-        "Turns key bytes into record keys: ByteArrayConverter, StringConverter, JsonConverter.",
+        "Turns key bytes into record keys and `key_schema`: a Kafka Connect converter by class "
+        "or short name (ByteArrayConverter, StringConverter, JsonConverter, LongConverter, ...); "
+        "its options are `key.converter.<option>`, e.g. `key.converter.schemas.enable`.",
     )
     .define(
         "value.converter",
@@ -76,23 +90,18 @@ SINK_FRAMEWORK_CONFIG = (
         "ByteArrayConverter",
         None,
         "medium",
-        "Turns value bytes into record values: ByteArrayConverter, StringConverter, JsonConverter.",
+        "Turns value bytes into record values and `value_schema`, as `key.converter` does; "
+        "options `value.converter.<option>`.",
     )
     .define(
-        "key.converter.schemas.enable",
-        ConfigType.BOOLEAN,
-        True,
+        "header.converter",
+        ConfigType.STRING,
+        "ByteArrayConverter",
         None,
         "low",
-        'JsonConverter: keys are `{"schema":..., "payload":...}` envelopes.',
-    )
-    .define(
-        "value.converter.schemas.enable",
-        ConfigType.BOOLEAN,
-        True,
-        None,
-        "low",
-        'JsonConverter: values are `{"schema":..., "payload":...}` envelopes.',
+        "Turns header bytes into header values; options `header.converter.<option>`. The "
+        "default keeps the bytes (Connect's default is SimpleHeaderConverter: set it to get "
+        "Connect's header values).",
     )
     .define(
         MAX_POLL_RECORDS,
@@ -107,68 +116,33 @@ SINK_FRAMEWORK_CONFIG = (
 
 # --- converters ----------------------------------------------------------------------------------
 
-
-class Converter:
-    """Bytes from Kafka to a record key or value (Connect's `Converter.toConnectData`)."""
-
-    def convert(self, topic: str, data: bytes | None) -> Any:
-        """The converted value; raise for data this converter cannot read."""
-        return data
+CONVERTER_OPTIONS = ("key.converter", "value.converter", "header.converter")
 
 
-class ByteArrayConverter(Converter):
-    """Bytes unchanged."""
+def converter_options(options: Mapping[str, Any]) -> dict[str, str]:
+    """Every `<key|value|header>.converter.<option>` option (the converters' own settings)."""
+    prefixes = tuple(f"{name}." for name in CONVERTER_OPTIONS)
+    return {k: str(v) for k, v in options.items() if k.startswith(prefixes)}
 
 
-class StringConverter(Converter):
-    """UTF-8 text."""
+@dataclass(frozen=True)
+class RecordConverters:
+    """The key, value and header converters of one sink task (`spark_eos_connect.converters`)."""
 
-    def convert(self, topic: str, data: bytes | None) -> Any:
-        """Decode strictly: invalid UTF-8 fails the record."""
-        return None if data is None else data.decode("utf-8")
+    key: Converter
+    value: Converter
+    header: HeaderConverter
 
-
-class JsonConverter(Converter):
-    """JSON; with `schemas.enable` the value must be a `{"schema":..,"payload":..}` envelope."""
-
-    def __init__(self, schemas_enable: bool) -> None:
-        self.schemas_enable = schemas_enable
-
-    def convert(self, topic: str, data: bytes | None) -> Any:
-        """The parsed JSON (the payload of an envelope)."""
-        if data is None:
-            return None
-        parsed = json.loads(data)
-        if not self.schemas_enable:
-            return parsed
-        if not isinstance(parsed, dict) or set(parsed) != {"schema", "payload"}:
-            raise ValueError(
-                'JsonConverter with schemas.enable requires "schema" and "payload" fields and '
-                "may not contain additional fields. To read plain JSON, set "
-                "schemas.enable=false in the converter configuration."
-            )
-        return parsed["payload"]
-
-
-_CONVERTERS: dict[str, str] = {}
-for _short, _java in (
-    ("ByteArrayConverter", "org.apache.kafka.connect.converters.ByteArrayConverter"),
-    ("StringConverter", "org.apache.kafka.connect.storage.StringConverter"),
-    ("JsonConverter", "org.apache.kafka.connect.json.JsonConverter"),
-):
-    for _alias in (_short, _java, f"{__name__}.{_short}"):
-        _CONVERTERS[_alias] = _short
-
-
-def make_converter(name: str, schemas_enable: bool = True) -> Converter:
-    """A converter by short name, Connect's Java class name or dotted path."""
-    short = _CONVERTERS.get(name.strip())
-    if short is None:
-        known = ", ".join(sorted({*_CONVERTERS.values()}))
-        raise ConfigError(f"Unknown converter {name!r}; known converters: {known}")
-    if short == "JsonConverter":
-        return JsonConverter(schemas_enable)
-    return StringConverter() if short == "StringConverter" else ByteArrayConverter()
+    @classmethod
+    def build(cls, names: Mapping[str, str], options: Mapping[str, Any]) -> RecordConverters:
+        """Converters named by `names` (option to class name) configured from `options` (full
+        option names); raises `ConfigError` naming the bad option."""
+        key, value, header = (props_with_prefix(options, f"{name}.") for name in CONVERTER_OPTIONS)
+        return cls(
+            make_converter(names["key.converter"], key, is_key=True),
+            make_converter(names["value.converter"], value, is_key=False),
+            make_header_converter(names["header.converter"], header),
+        )
 
 
 # --- driver: options and plan -------------------------------------------------------------------
@@ -181,15 +155,17 @@ class SinkTaskPlan:
     connector: str
     task_class: str
     task_configs: list[dict[str, str]]
-    key_converter: str
-    key_schemas_enable: bool
-    value_converter: str
-    value_schemas_enable: bool
     max_poll_records: int
     errors: ErrorPolicy
     kafka: dict[str, str] = field(repr=False)
     providers: ConfigProviders = field(default_factory=ConfigProviders)
-    """`kafka` and `task_configs` hold references unresolved; these resolve them."""
+    """`kafka`, `task_configs` and `converter_options` hold references unresolved; these
+    resolve them."""
+    key_converter: str = "ByteArrayConverter"
+    value_converter: str = "ByteArrayConverter"
+    header_converter: str = "ByteArrayConverter"
+    converter_options: dict[str, str] = field(default_factory=dict, repr=False)
+    """Every `<key|value|header>.converter.<option>` option."""
 
     @property
     def group_id(self) -> str:
@@ -199,6 +175,15 @@ class SinkTaskPlan:
     def resolved_kafka(self) -> dict[str, str]:
         """The Kafka client settings with references resolved (in the process using them)."""
         return self.providers.resolve(self.kafka, prefix="kafka.")
+
+    def converters(self) -> RecordConverters:
+        """The configured converters (their options resolved here)."""
+        names = {
+            "key.converter": self.key_converter,
+            "value.converter": self.value_converter,
+            "header.converter": self.header_converter,
+        }
+        return RecordConverters.build(names, self.providers.resolve(self.converter_options))
 
 
 @dataclass(frozen=True)
@@ -210,6 +195,7 @@ class SinkOptions:
     kafka: dict[str, str]
     errors: ErrorPolicy
     providers: ConfigProviders = field(default_factory=ConfigProviders)
+    converter_options: dict[str, str] = field(default_factory=dict)
 
 
 def parse_sink_options(options: Mapping[str, Any]) -> SinkOptions:
@@ -224,14 +210,13 @@ def parse_sink_options(options: Mapping[str, Any]) -> SinkOptions:
     rest = {k: v for k, v in rest.items() if not is_provider_option(k)}
     framework = {k: v for k, v in rest.items() if k in SINK_FRAMEWORK_CONFIG}
     values = SINK_FRAMEWORK_CONFIG.parse(providers.resolve(framework))
-    for name in ("key.converter", "value.converter"):
-        make_converter(values[name])
+    RecordConverters.build(values, providers.resolve(converter_options(rest)))
     props = {k: str(v) for k, v in rest.items() if k not in SINK_FRAMEWORK_CONFIG}
     for key in ("name", "connector.class", "tasks.max"):  # references stay references
         raw = rest.get(key)
         props[key] = str(raw) if has_reference(raw) else str(values[key])
     errors = ErrorPolicy.from_options(values["name"], rest)
-    return SinkOptions(values, props, kafka, errors, providers)
+    return SinkOptions(values, props, kafka, errors, providers, converter_options(rest))
 
 
 def class_path(cls: type) -> str:
@@ -264,14 +249,14 @@ def plan_sink(parsed: SinkOptions, connector: SinkConnector) -> SinkTaskPlan:
         connector=values["name"],
         task_class=class_path(connector.task_class()),
         task_configs=reverse_transform(raw, configs),
-        key_converter=values["key.converter"],
-        key_schemas_enable=values["key.converter.schemas.enable"],
-        value_converter=values["value.converter"],
-        value_schemas_enable=values["value.converter.schemas.enable"],
         max_poll_records=values[MAX_POLL_RECORDS],
         errors=parsed.errors,
         kafka=parsed.kafka,
         providers=parsed.providers,
+        key_converter=values["key.converter"],
+        value_converter=values["value.converter"],
+        header_converter=values["header.converter"],
+        converter_options=parsed.converter_options,
     )
 
 
@@ -379,8 +364,7 @@ class _SinkTaskRun:
         self.task = load_task_class(plan.task_class)()
         self.context = SinkTaskContext(self.config)
         self.reporter = ErrorReporter(plan.errors, plan.resolved_kafka(), task)
-        self.key_converter = make_converter(plan.key_converter, plan.key_schemas_enable)
-        self.value_converter = make_converter(plan.value_converter, plan.value_schemas_enable)
+        self.converters = plan.converters()
         self.assigned: set[TP] = set()
         self.skip_below: dict[TP, int] = {}
         self.current: dict[TP, int] = {}
@@ -401,22 +385,42 @@ class _SinkTaskRun:
         )
 
     def _convert(self, raw: RawRecord) -> SinkRecord | None:
+        """Key, value, then headers, as Connect converts them; a failure is reported."""
+        converters = self.converters
         try:
-            key = self.key_converter.convert(raw.topic, raw.key)
+            key = converters.key.to_connect_data(raw.topic, raw.key)
         except Exception as error:
             self.reporter.report(
-                self._failed(raw, Stage.KEY_CONVERTER, type(self.key_converter), error)
+                self._failed(raw, Stage.KEY_CONVERTER, type(converters.key), error)
             )
             return None
         try:
-            value = self.value_converter.convert(raw.topic, raw.value)
+            value = converters.value.to_connect_data(raw.topic, raw.value)
         except Exception as error:
             self.reporter.report(
-                self._failed(raw, Stage.VALUE_CONVERTER, type(self.value_converter), error)
+                self._failed(raw, Stage.VALUE_CONVERTER, type(converters.value), error)
+            )
+            return None
+        try:
+            headers = tuple(
+                (name, converters.header.to_connect_header(raw.topic, name, data).value)
+                for name, data in raw.headers
+            )
+        except Exception as error:
+            self.reporter.report(
+                self._failed(raw, Stage.HEADER_CONVERTER, type(converters.header), error)
             )
             return None
         return SinkRecord(
-            raw.topic, raw.partition, raw.offset, key, value, raw.timestamp_ms, raw.headers
+            raw.topic,
+            raw.partition,
+            raw.offset,
+            key.value,
+            value.value,
+            raw.timestamp_ms,
+            headers,
+            key.schema,
+            value.schema,
         )
 
     def _open_new(self, chunk: list[RawRecord]) -> None:

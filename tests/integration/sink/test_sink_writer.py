@@ -157,7 +157,8 @@ def test_poison_records_go_to_the_dlq_with_context_headers(
     assert headers["__connect.errors.offset"] == b"1"
     assert headers["__connect.errors.connector.name"] == name.encode()
     assert headers["__connect.errors.stage"] == b"VALUE_CONVERTER"
-    assert headers["__connect.errors.exception.class.name"] == b"json.decoder.JSONDecodeError"
+    # JsonConverter wraps the parse error in a DataError, as Connect wraps it in DataException
+    assert headers["__connect.errors.exception.class.name"] == b"spark_eos_connect.errors.DataError"
     assert b"Expecting property name" in headers["__connect.errors.exception.message"]
     assert group_offsets(name) == {(topic, 0): 3}
 

@@ -3,6 +3,7 @@ converters and errors.tolerance (no broker: no DLQ topic is configured here)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
@@ -10,16 +11,14 @@ import pyarrow as pa
 import pytest
 
 from spark_eos_connect.api.config import ConfigDef
+from spark_eos_connect.api.data import Schema, Struct
 from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask, TopicPartition
 from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy, ToleranceExceededError
 from spark_eos_connect.runtime.kafka_source import KAFKA_ROW_SCHEMA
 from spark_eos_connect.runtime.sink_runner import (
-    JsonConverter,
     SinkTaskPlan,
     SinkTaskResult,
-    StringConverter,
-    make_converter,
     merge_committable,
     parse_sink_options,
     plan_sink,
@@ -101,18 +100,19 @@ def plan(
     tolerate_all: bool = False,
     value_converter: str = "ByteArrayConverter",
     task_configs: list[dict[str, str]] | None = None,
+    **converters: str,
 ) -> SinkTaskPlan:
+    options = {"value.converter.schemas.enable": "false"}
     return SinkTaskPlan(
         connector="rec",
         task_class=f"{RecordingTask.__module__}.RecordingTask",
         task_configs=task_configs or [{"marker": "task-0"}],
-        key_converter="ByteArrayConverter",
-        key_schemas_enable=True,
-        value_converter=value_converter,
-        value_schemas_enable=False,
         max_poll_records=max_poll_records,
         errors=ErrorPolicy("rec", tolerate_all=tolerate_all),
         kafka={"bootstrap.servers": "unused:9092"},
+        value_converter=value_converter,
+        header_converter=converters.pop("header_converter", "ByteArrayConverter"),
+        converter_options={**options, **converters},
     )
 
 
@@ -165,7 +165,11 @@ def test_records_carry_key_headers_and_millisecond_timestamps() -> None:
 
     run_sink_task(capture_plan, 0, [rows((0, 0, b"v"))], batch_id=None)
 
-    expected = SinkRecord("t", 0, 0, b"k", b"v", 1_700_000_000_000, (("h", b"1"),))
+    bytes_schema = Schema.OPTIONAL_BYTES  # what ByteArrayConverter reads, as in Connect
+    headers = (("h", b"1"),)
+    expected = SinkRecord(
+        "t", 0, 0, b"k", b"v", 1_700_000_000_000, headers, bytes_schema, bytes_schema
+    )
     assert CaptureTask.seen == [expected]
 
 
@@ -243,25 +247,71 @@ def test_merge_committable_takes_the_highest_offset_per_partition() -> None:
     assert merge_committable(results) == {("t", 0): 9, ("t", 1): 2}
 
 
-def test_json_converter_with_schemas_enable_takes_the_payload() -> None:
-    converter = JsonConverter(schemas_enable=True)
+class SchemaRecordingTask(RecordingTask):
+    """Records what the converters made of each record."""
 
-    assert converter.convert("t", b'{"schema":{"type":"int32"},"payload":42}') == 42
-    with pytest.raises(ValueError, match=r"schemas\.enable=false"):
-        converter.convert("t", b'{"a":1}')
+    seen: ClassVar[list[SinkRecord]] = []
 
-
-def test_string_converter_rejects_invalid_utf8() -> None:
-    with pytest.raises(UnicodeDecodeError):
-        StringConverter().convert("t", b"\xff")
+    def put(self, records: list[SinkRecord]) -> None:
+        self.seen.extend(records)
 
 
-def test_converters_answer_to_connect_class_names() -> None:
-    converter = make_converter("org.apache.kafka.connect.json.JsonConverter", False)
+def test_json_converter_with_schemas_gives_connect_data_and_schemas() -> None:
+    SchemaRecordingTask.seen = []
+    envelope = (
+        b'{"schema":{"type":"struct","fields":[{"type":"int32","field":"n"}],"name":"N"},'
+        b'"payload":{"n":42}}'
+    )
+    sink_plan = dataclasses.replace(
+        plan(value_converter="JsonConverter", **{"value.converter.schemas.enable": "true"}),
+        task_class=f"{SchemaRecordingTask.__module__}.SchemaRecordingTask",
+        key_converter="org.apache.kafka.connect.storage.StringConverter",
+    )
 
-    assert isinstance(converter, JsonConverter)
-    with pytest.raises(ConfigError, match="known converters"):
-        make_converter("AvroConverter")
+    run_sink_task(sink_plan, 0, [rows((0, 3, envelope))], None)
+
+    [record] = SchemaRecordingTask.seen
+    assert record.key_schema == Schema.OPTIONAL_STRING
+    assert record.value_schema is not None and record.value_schema.name == "N"
+    assert isinstance(record.value, Struct) and record.value.get("n") == 42
+
+
+def test_header_converter_turns_header_bytes_into_values() -> None:
+    SchemaRecordingTask.seen = []
+    sink_plan = dataclasses.replace(
+        plan(header_converter="SimpleHeaderConverter"),
+        task_class=f"{SchemaRecordingTask.__module__}.SchemaRecordingTask",
+    )
+
+    run_sink_task(sink_plan, 0, [rows((0, 3, b"v"))], None)
+
+    [record] = SchemaRecordingTask.seen
+    assert list(record.headers) == [("h", 1)]
+    assert (record.key_schema, record.value_schema) == (
+        Schema.OPTIONAL_BYTES,
+        Schema.OPTIONAL_BYTES,
+    )
+
+
+def test_string_converter_failure_is_a_value_converter_failure() -> None:
+    with pytest.raises(ToleranceExceededError, match="VALUE_CONVERTER"):
+        run_sink_task(plan(value_converter="StringConverter"), 0, [rows((0, 3, b"\xff"))], None)
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("value.converter", "AvroConverter", "Unknown converter 'AvroConverter'"),
+        ("header.converter", "Nope", "configuration header.converter"),
+        ("key.converter.schemas.enable", "maybe", r"key\.converter\.schemas\.enable"),
+    ],
+)
+def test_converter_options_are_checked_when_parsed(option: str, value: str, message: str) -> None:
+    options = {"name": "n", "connector.class": "c", "kafka.bootstrap.servers": "b"}
+    if option.endswith("schemas.enable"):
+        options["key.converter"] = "JsonConverter"
+    with pytest.raises(ConfigError, match=message):
+        parse_sink_options({**options, option: value})
 
 
 def test_sink_options_give_connector_props_and_task_configs() -> None:
