@@ -10,6 +10,8 @@ Public API:
 - `transform_config_problems(props)` (by key) / `validate_transform_config(props)` (messages):
   every problem without building anything; `transform_config_warnings(props)`: options nothing
   reads.
+- `Float32`: the float type of schemaless values Cast made float32 (Java `Float`s): a JSON
+  writer prints them as `Float.toString` does.
 - `Transformation`, `Predicate`: the bases a user's own SMT or predicate may extend.
 - `builtin_plugins("transformation" | "predicate")`: the built-ins with their Connect class
   names, aliases, overviews and `ConfigDef`s (for the docs); `CHAIN_CONFIG`: the chain's own
@@ -18,6 +20,7 @@ Public API:
 
 from __future__ import annotations
 
+from spark_eos_connect.transforms._jnumbers import Float32
 from spark_eos_connect.transforms.base import KeyOrValueTransformation, Predicate, Transformation
 from spark_eos_connect.transforms.chain import (
     CHAIN_CONFIG,
@@ -43,6 +46,7 @@ __all__ = [
     "BUILTIN_TRANSFORMS",
     "CHAIN_CONFIG",
     "ConnectRecord",
+    "Float32",
     "Header",
     "KeyOrValueTransformation",
     "PluginInfo",

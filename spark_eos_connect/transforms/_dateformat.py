@@ -42,7 +42,6 @@ _MONTHS: Final = (
     "December",
 )
 _DAYS: Final = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
-_EPOCH_ORDINAL: Final = dt.date(1970, 1, 1).toordinal()
 _MS_PER_DAY: Final = 86_400_000
 
 
@@ -115,18 +114,71 @@ def _pad(value: int, width: int) -> str:
     return "-" + text if value < 0 else text
 
 
-def _sunday_on_or_before(day: dt.date) -> dt.date:
-    return day - dt.timedelta(days=(day.weekday() + 1) % 7)
+_GREGORIAN_START: Final = -141427
+"""1582-10-15, the first Gregorian day of `GregorianCalendar` (earlier days are Julian)."""
 
 
-def _week_of_year(day: dt.date) -> tuple[int, int]:
+def _days_from_gregorian(year: int, month: int, day: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (astronomical year: 0 is 1 BC)."""
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _gregorian_from_days(days: int) -> tuple[int, int, int]:
+    z = days + 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + (3 if mp < 10 else -9)
+    return yoe + era * 400 + (month <= 2), month, day
+
+
+def _days_from_julian(year: int, month: int, day: int) -> int:
+    y = year - (month <= 2)
+    m = month + (9 if month <= 2 else -3)
+    return 365 * y + y // 4 + (153 * m + 2) // 5 + day - 719471
+
+
+def _julian_from_days(days: int) -> tuple[int, int, int]:
+    z = days + 719470
+    y = (4 * z + 3) // 1461
+    doy = z - (365 * y + y // 4)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + (3 if mp < 10 else -9)
+    return y + (month <= 2), month, day
+
+
+def days_from_date(year: int, month: int, day: int) -> int:
+    """Epoch days of a date as `GregorianCalendar` reads it (Julian before 15 October 1582)."""
+    days = _days_from_gregorian(year, month, day)
+    return days if days >= _GREGORIAN_START else _days_from_julian(year, month, day)
+
+
+def date_from_days(days: int) -> tuple[int, int, int]:
+    """(astronomical year, month, day) of epoch `days` in `GregorianCalendar`'s calendar."""
+    return _gregorian_from_days(days) if days >= _GREGORIAN_START else _julian_from_days(days)
+
+
+def _weekday(days: int) -> int:
+    """0 for Sunday ... 6 for Saturday (1970-01-01 was a Thursday)."""
+    return (days + 4) % 7
+
+
+def _week_of_year(days: int, year: int) -> tuple[int, int]:
     """(week-based year, week of year) with Sunday-first weeks, week 1 holding 1 January."""
-    start = _sunday_on_or_before(day)
-    next_new_year = dt.date(day.year, 12, 31).toordinal() + 1
-    if start.toordinal() + 6 >= next_new_year:
-        return day.year + 1, 1
-    first = _sunday_on_or_before(dt.date(day.year, 1, 1))
-    return day.year, (start - first).days // 7 + 1
+    start = days - _weekday(days)
+    if start + 6 >= days_from_date(year + 1, 1, 1):
+        return year + 1, 1
+    new_year = days_from_date(year, 1, 1)
+    return year, (start - (new_year - _weekday(new_year))) // 7 + 1
 
 
 class JavaDateFormat:
@@ -148,33 +200,32 @@ class JavaDateFormat:
     def format(self, epoch_ms: int) -> str:
         """The text Java writes for the instant `epoch_ms` (milliseconds since the epoch, UTC)."""
         days, ms_of_day = divmod(epoch_ms, _MS_PER_DAY)
-        try:
-            day = dt.date.fromordinal(_EPOCH_ORDINAL + days)
-        except (ValueError, OverflowError):
-            raise ValueError(f"timestamp {epoch_ms} is outside years 1 to 9999") from None
         return "".join(
-            t if isinstance(t, str) else self._format_field(t, day, ms_of_day) for t in self._tokens
+            t if isinstance(t, str) else self._format_field(t, days, ms_of_day)
+            for t in self._tokens
         )
 
     @staticmethod
-    def _format_field(field: _Field, day: dt.date, ms_of_day: int) -> str:
+    def _format_field(field: _Field, days: int, ms_of_day: int) -> str:
         letter, count = field.letter, field.count
+        year, month, day = date_from_days(days)
         hour, rest = divmod(ms_of_day, 3_600_000)
         minute, rest = divmod(rest, 60_000)
         second, millis = divmod(rest, 1000)
         if letter == "G":
-            return "AD"
+            return "AD" if year > 0 else "BC"
         if letter in "yY":
-            year = day.year if letter == "y" else _week_of_year(day)[0]
-            return _pad(year % 100, 2) if count == 2 else _pad(year, count)
+            shown = year if letter == "y" else _week_of_year(days, year)[0]
+            shown = shown if shown > 0 else 1 - shown
+            return _pad(shown % 100, 2) if count == 2 else _pad(shown, count)
         if letter in "ML":
             if count >= 4:
-                return _MONTHS[day.month - 1]
+                return _MONTHS[month - 1]
             if count == 3:
-                return _MONTHS[day.month - 1][:3]
-            return _pad(day.month, count)
+                return _MONTHS[month - 1][:3]
+            return _pad(month, count)
         if letter == "E":
-            name = _DAYS[(day.weekday() + 1) % 7]
+            name = _DAYS[_weekday(days)]
             return name if count >= 4 else name[:3]
         if letter == "a":
             return "AM" if hour < 12 else "PM"
@@ -183,12 +234,12 @@ class JavaDateFormat:
                 return "Coordinated Universal Time" if count >= 4 else "UTC"
             return "+0000" if letter == "Z" else "Z"
         number = {
-            "w": lambda: _week_of_year(day)[1],
-            "W": lambda: (day.day - 1 + (day.replace(day=1).weekday() + 1) % 7) // 7 + 1,
-            "D": lambda: day.timetuple().tm_yday,
-            "d": lambda: day.day,
-            "F": lambda: (day.day - 1) // 7 + 1,
-            "u": lambda: day.isoweekday(),
+            "w": lambda: _week_of_year(days, year)[1],
+            "W": lambda: (day - 1 + _weekday(days - day + 1)) // 7 + 1,
+            "D": lambda: days - days_from_date(year, 1, 1) + 1,
+            "d": lambda: day,
+            "F": lambda: (day - 1) // 7 + 1,
+            "u": lambda: (_weekday(days) + 6) % 7 + 1,
             "H": lambda: hour,
             "k": lambda: hour or 24,
             "K": lambda: hour % 12,
@@ -227,12 +278,7 @@ class JavaDateFormat:
             if new_pos is None:
                 return None, 0
             pos = new_pos
-        try:
-            return state.epoch_ms(), pos
-        except (ValueError, OverflowError):
-            raise UnparseableDateError(
-                f'Unparseable date: "{text}" (outside years 1 to 9999)'
-            ) from None
+        return state.epoch_ms(), pos
 
 
 class _ParseState:
@@ -357,21 +403,23 @@ class _ParseState:
         return pos + match.end()
 
     def epoch_ms(self) -> int:
-        year = 1 - self.year if self.bc else self.year
+        year = self.year
         if self.two_digit_year:
             start = dt.datetime.now(dt.UTC).year - 80
             year += (start // 100) * 100
             if year < start:
                 year += 100
+        if self.bc:
+            year = 1 - year
         year += self.month // 12
         month = self.month % 12
         if self.day_of_year is not None and self.day is None:
-            ordinal = dt.date(year, 1, 1).toordinal() + self.day_of_year - 1
+            days = days_from_date(year, 1, 1) + self.day_of_year - 1
         else:
-            ordinal = dt.date(year, month + 1, 1).toordinal() + (self.day or 1) - 1
+            days = days_from_date(year, month + 1, 1) + (self.day or 1) - 1
         if self.hour_of_day is not None:
             hour = self.hour_of_day
         else:
             hour = (self.hour12 or 0) + (12 if self.pm else 0)
         ms = ((hour * 60 + self.minute) * 60 + self.second) * 1000 + self.millis
-        return (ordinal - _EPOCH_ORDINAL) * _MS_PER_DAY + ms - self.offset_ms
+        return days * _MS_PER_DAY + ms - self.offset_ms

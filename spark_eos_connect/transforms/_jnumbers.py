@@ -2,9 +2,10 @@
 
 Narrowing conversions (`(byte) someLong`, `(int) someDouble`), float32 rounding, the strict
 parsers (`Integer.parseInt`, `Double.parseDouble`, `new BigDecimal(s)`,
-`Boolean.parseBoolean`) and `Double.toString`/`Float.toString`. The `toString` forms use the
-shortest digits that read back to the same value; JDK 17 agrees except for rare values where its
-older algorithm prints a longer form.
+`Boolean.parseBoolean`). `Double.toString`/`Float.toString` come from the converters package
+(`converters._java`), so an SMT and a converter print a number the same way: the shortest
+digits that read back, as JDK 19 and later do (JDK 17 prints a longer form for rare values,
+e.g. `1.70000004E12` for the float nearest 1.7e12).
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ import re
 import struct
 from typing import Final
 
+from spark_eos_connect.converters._java import double_to_string, float_to_string
+
 __all__ = [
+    "Float32",
     "big_decimal",
     "double_to_string",
     "float_to_string",
@@ -34,6 +38,19 @@ _BIG_DECIMAL: Final = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?
 _JAVA_FLOAT: Final = re.compile(
     r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)[fFdD]?"
 )
+
+
+class Float32(float):
+    """A schemaless float that Connect holds as a Java `Float` (Cast to float32 makes them).
+
+    Its value is already rounded to float32; JSON writers should print it as `Float.toString`
+    does (`float_to_string`), which is what JsonConverter writes for a `Float` in a map.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"Float32({float_to_string(self)})"
 
 
 def wrap(value: int, bits: int) -> int:
@@ -109,56 +126,3 @@ def big_decimal(text: str) -> decimal.Decimal:
 def big_decimal_to_long(value: decimal.Decimal) -> int:
     """`BigDecimal.longValue()`: the integer part, wrapped to 64 bits."""
     return wrap(int(value), 64)
-
-
-def _java_digits(digits: str, exponent: int, negative: bool) -> str:
-    """Java's layout of a shortest decimal `0.digits * 10**exponent` (digits without zeros)."""
-    sign = "-" if negative else ""
-    point = exponent  # position of the decimal point within digits
-    if -3 < point <= 7:
-        if point <= 0:
-            return f"{sign}0.{'0' * -point}{digits}"
-        whole = digits[:point].ljust(point, "0")
-        fraction = digits[point:] or "0"
-        return f"{sign}{whole}.{fraction}"
-    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{point - 1}"
-
-
-def _shortest(value: float, significant: int | None) -> tuple[str, int]:
-    text = repr(abs(value)) if significant is None else f"{abs(value):.{significant}e}"
-    _, digit_tuple, exp = decimal.Decimal(text).as_tuple()
-    assert isinstance(exp, int)
-    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
-    point = len(digit_tuple) + exp
-    return digits, point
-
-
-def double_to_string(value: float) -> str:
-    """`Double.toString(value)`."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    negative = math.copysign(1.0, value) < 0
-    if value == 0:
-        return "-0.0" if negative else "0.0"
-    digits, point = _shortest(value, None)
-    return _java_digits(digits, point, negative)
-
-
-def float_to_string(value: float) -> str:
-    """`Float.toString(value)` of a float32 value."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    negative = math.copysign(1.0, value) < 0
-    if value == 0:
-        return "-0.0" if negative else "0.0"
-    for significant in range(0, 9):
-        candidate = float(f"{abs(value):.{significant}e}")
-        if to_float32(candidate) == abs(value):
-            digits, point = _shortest(abs(value), significant)
-            return _java_digits(digits, point, negative)
-    digits, point = _shortest(abs(value), 8)
-    return _java_digits(digits, point, negative)

@@ -26,6 +26,7 @@ from spark_eos_connect.api.data import (
 from spark_eos_connect.errors import ConfigError, DataError
 from spark_eos_connect.transforms._hashmap import JavaHashMap
 from spark_eos_connect.transforms._jnumbers import (
+    Float32,
     double_to_string,
     float_to_string,
     narrow_int,
@@ -179,16 +180,17 @@ def cast_value(schema: Schema | None, value: Any, target: Type) -> Any:
         return narrow_int(_as_number(value, target), bits)
     if target in (Type.FLOAT32, Type.FLOAT64):
         if isinstance(value, bool):
-            return 1.0 if value else 0.0
+            one = 1.0 if value else 0.0
+            return Float32(one) if target is Type.FLOAT32 else one
         if isinstance(value, str):
             try:
-                return (
-                    parse_java_float(value) if target is Type.FLOAT32 else parse_java_double(value)
-                )
+                if target is Type.FLOAT32:
+                    return Float32(parse_java_float(value))
+                return parse_java_double(value)
             except ValueError:
                 raise _out_of_range(value) from None
         number = float(_as_number(value, target))
-        return to_float32(number) if target is Type.FLOAT32 else number
+        return Float32(to_float32(number)) if target is Type.FLOAT32 else number
     if isinstance(value, bool):
         return value
     if isinstance(value, str):
@@ -206,7 +208,8 @@ def _to_string(value: Any, source: Type) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return float_to_string(value) if source is Type.FLOAT32 else double_to_string(value)
+        single = source is Type.FLOAT32 or isinstance(value, Float32)
+        return float_to_string(value) if single else double_to_string(value)
     return str(value)
 
 

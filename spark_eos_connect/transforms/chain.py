@@ -29,7 +29,7 @@ from spark_eos_connect.api.config import (
     parse_value,
 )
 from spark_eos_connect.errors import ConfigError, EosConnectError
-from spark_eos_connect.transforms.options import parse_options
+from spark_eos_connect.transforms.options import NonDuplicateList, parse_options
 from spark_eos_connect.transforms.record import ConnectRecord
 from spark_eos_connect.transforms.registry import PluginKind, resolve_plugin_class
 
@@ -336,21 +336,32 @@ def transform_config_warnings(props: Mapping[str, Any]) -> list[str]:
             option = key[len(f"{group}.{alias}.") :]
             if option in fixed:
                 continue
-            warning = _unknown_option(props, group, alias, kind, option, key)
+            warning = _option_warning(props, group, alias, kind, option, key)
             if warning:
                 warnings.append(warning)
     return warnings
 
 
-def _unknown_option(
+def _option_warning(
     props: Mapping[str, Any], group: str, alias: str, kind: PluginKind, option: str, key: str
 ) -> str | None:
+    """Why `key` is (partly) ignored, or None: not an option, or a list with repeats."""
     try:
         cls = resolve_plugin_class(str(props.get(f"{group}.{alias}.type", "")), kind, key)
     except ConfigError:
         return None
     definer = getattr(cls, "config_def", None)
-    if not callable(definer) or option in definer():
+    if not callable(definer):
+        return None
+    definition: ConfigDef = definer()
+    if option in definition:
+        if isinstance(definition.keys[option].validator, NonDuplicateList):
+            try:
+                names = parse_value(key, props[key], ConfigType.LIST)
+            except ConfigError:
+                return None
+            if len(set(names)) != len(names):
+                return f"{key} repeats names; the repeats are ignored (as Connect does)"
         return None
     removed: Mapping[str, str] = getattr(cls, "REMOVED_OPTIONS", {})
     hint = f"; Kafka 4 removed it, use '{removed[option]}'" if option in removed else ""

@@ -36,6 +36,7 @@ from spark_eos_connect.transforms.base import KeyOrValueTransformation
 from spark_eos_connect.transforms.options import (
     NonDuplicateList,
     RenameMappings,
+    distinct,
     parse_rename_mappings,
 )
 from spark_eos_connect.transforms.record import ConnectRecord
@@ -399,7 +400,7 @@ class MaskField(KeyOrValueTransformation):
     _PURPOSE = "mask fields"
 
     def setup(self, values: dict[str, Any]) -> None:
-        self._fields: list[str] = java_hashset_order(values["fields"])
+        self._fields: list[str] = java_hashset_order(distinct(values["fields"]))
         self._masked = frozenset(self._fields)
         self._replacement: str | None = values["replacement"]
         self._defaults = bool(values["replace.null.with.default"])

@@ -22,6 +22,7 @@ __all__ = [
     "NonDuplicateList",
     "NonEmptyList",
     "RenameMappings",
+    "distinct",
     "invalid",
     "parse_options",
     "parse_rename_mappings",
@@ -39,7 +40,11 @@ def _shown_list(value: Any) -> str:
 
 @dataclass(frozen=True)
 class NonDuplicateList:
-    """A list without repeated or empty entries; `allow_empty` says whether [] is fine."""
+    """A list of non-empty names; `allow_empty` says whether [] is fine.
+
+    Repeated names are not an error: Connect drops the repeats with a warning, and so do the
+    transformations here (`distinct`); `transform_config_warnings` reports them.
+    """
 
     allow_empty: bool = True
 
@@ -51,10 +56,13 @@ class NonDuplicateList:
                 f"Invalid value for configuration {name}: must not be empty; "
                 "expected a comma-separated list of names"
             )
-        if len(set(value)) != len(value):
-            raise invalid(name, _shown_list(value), "values must not be duplicated")
         if any(v == "" for v in value):
             raise invalid(name, _shown_list(value), "values must not be empty")
+
+
+def distinct(values: list[str]) -> list[str]:
+    """`values` without repeats, first occurrences kept in order."""
+    return list(dict.fromkeys(values))
 
     def __str__(self) -> str:
         return "" if self.allow_empty else "non-empty list"

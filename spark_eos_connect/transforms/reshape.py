@@ -18,7 +18,7 @@ from spark_eos_connect.transforms._schemas import (
 )
 from spark_eos_connect.transforms.base import KeyOrValueTransformation, Transformation
 from spark_eos_connect.transforms.field_edits import REPLACE_NULL_DOC, field_value
-from spark_eos_connect.transforms.options import NonDuplicateList
+from spark_eos_connect.transforms.options import NonDuplicateList, distinct
 from spark_eos_connect.transforms.record import ConnectRecord
 
 __all__ = [
@@ -54,7 +54,7 @@ class ValueToKey(Transformation):
     _PURPOSE = "copying fields from value to key"
 
     def setup(self, values: dict[str, Any]) -> None:
-        self._fields: list[str] = list(values["fields"])
+        self._fields: list[str] = distinct(values["fields"])
         self._defaults = bool(values["replace.null.with.default"])
         self._schemas = SchemaCache()
 

@@ -15,9 +15,11 @@ import base64
 import datetime as dt
 import decimal
 import json
+import math
 import os
 import subprocess
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,12 @@ from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.jars import cache_root
 from spark_eos_connect.transforms import ConnectRecord, Header, parse_transform_chain
 from spark_eos_connect.transforms._hashmap import JavaHashMap
-from spark_eos_connect.transforms._jnumbers import double_to_string, float_to_string, to_float32
+from spark_eos_connect.transforms._jnumbers import (
+    Float32,
+    double_to_string,
+    float_to_string,
+    to_float32,
+)
 
 ORACLE_SOURCE = Path(__file__).parent / "oracle" / "TransformOracle.java"
 
@@ -116,10 +123,10 @@ def value_from_json(schema: Schema | None, node: Any) -> Any:
     if schema.name == Timestamp.LOGICAL_NAME:
         return Timestamp.to_logical(schema, node)
     kind = schema.type
-    if kind is Type.FLOAT32:
-        return to_float32(float(node))
-    if kind is Type.FLOAT64:
-        return float(node)
+    if kind in (Type.FLOAT32, Type.FLOAT64):
+        # Jackson reads JSON numbers as BigDecimal here, which has no negative zero.
+        number = float(node) or 0.0
+        return to_float32(number) if kind is Type.FLOAT32 else number
     if kind is Type.BYTES:
         return base64.b64decode(node)
     if kind is Type.ARRAY:
@@ -184,7 +191,11 @@ def value_to_json(schema: Schema | None, value: Any) -> Any:
         if schema.optional:
             return None
         raise ValueError("Conversion error: null value for field that is required")
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if schema is None:
+        if isinstance(value, Float32):
+            return float(float_to_string(value))
         if isinstance(value, Struct | decimal.Decimal | dt.date | dt.time):
             raise ValueError(f"{type(value).__name__} has no corresponding schema type")
         if isinstance(value, bytes | bytearray):
@@ -416,13 +427,15 @@ class Differential:
 
     def __init__(self, oracle: Oracle) -> None:
         self.oracle = oracle
-        self.checked = 0
+        self.outcomes: Counter[str] = Counter()
 
     def check(self, config: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str, Any]:
         """Both answers must match; returns the Python answer."""
         expected = self.oracle.run(config, record)
         actual = python_run(config, record)
-        self.checked += 1
+        self.outcomes[
+            "error" if "error" in expected else "filtered" if "filtered" in expected else "record"
+        ] += 1
         if _comparable(expected) != _comparable(actual):
             pytest.fail(
                 "Connect and the project differ\n"
@@ -450,9 +463,12 @@ def oracle() -> Iterator[Oracle]:
 
 
 @pytest.fixture(scope="module")
-def differential(oracle: Oracle) -> Differential:
+def differential(oracle: Oracle, request: pytest.FixtureRequest) -> Iterator[Differential]:
     """Compare the project's chain with Connect's on the same input."""
-    return Differential(oracle)
+    checker = Differential(oracle)
+    yield checker
+    if os.environ.get("EOSCONNECT_ORACLE_STATS"):
+        print(f"\n{request.module.__name__}: {dict(checker.outcomes)}")
 
 
 def envelope(schema: Mapping[str, Any] | None, payload: Any) -> dict[str, Any]:
