@@ -1,21 +1,20 @@
-"""Fixtures for the transforms tests: a JsonConverter-style envelope codec and Connect's oracle.
+"""Fixtures for the transforms tests: a JsonConverter-style envelope reader and Connect's oracle.
 
-`from_envelope`/`to_envelope` read and write `{"schema": ..., "payload": ...}` the way Connect's
-JsonConverter (schemas.enable=true) does, schemaless objects becoming dicts in Java HashMap order
-as JsonConverter builds them. `oracle` runs Connect's own SMTs in a JVM (one per test module,
-`oracle/TransformOracle.java`); `differential(config, record)` runs the same chain on the same
-record here and there and fails, printing both sides, when the outputs differ. Outputs are
-compared as canonical JSON (schema keys unordered, payload object order kept, float32 values as
-Java prints them) until the project's JsonConverter can be used for a byte comparison.
+`from_envelope` reads `{"schema": ..., "payload": ...}` the way Connect's JsonConverter
+(schemas.enable=true) does, schemaless objects becoming dicts in Java HashMap order as
+JsonConverter builds them, so that both sides start from the same data. `oracle` runs Connect's
+own SMTs in a JVM (one per test module, `oracle/TransformOracle.java`);
+`differential.check(config, record)` runs the same chain on the same record here and there and
+fails, printing both sides, unless topic, partition, timestamp, the key and value bytes and every
+header's name and bytes are identical. Bytes here are written by the project's JsonConverter
+(`spark_eos_connect.converters`), as a task would write them.
 """
 
 from __future__ import annotations
 
 import base64
-import datetime as dt
 import decimal
 import json
-import math
 import os
 import subprocess
 import threading
@@ -36,14 +35,12 @@ from spark_eos_connect.api.data import (
     Timestamp,
     Type,
 )
+from spark_eos_connect.converters import ConverterType, JsonConverter
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.jars import cache_root
 from spark_eos_connect.transforms import ConnectRecord, Header, parse_transform_chain
 from spark_eos_connect.transforms._hashmap import JavaHashMap
 from spark_eos_connect.transforms._jnumbers import (
-    Float32,
-    double_to_string,
-    float_to_string,
     to_float32,
 )
 
@@ -53,7 +50,6 @@ ORACLE_SOURCE = Path(__file__).parent / "oracle" / "TransformOracle.java"
 
 
 _FROM_JSON_TYPE = {"float": Type.FLOAT32, "double": Type.FLOAT64}
-_TO_JSON_TYPE = {Type.FLOAT32: "float", Type.FLOAT64: "double"}
 
 
 def schema_from_json(node: Mapping[str, Any] | None) -> Schema | None:
@@ -155,159 +151,6 @@ def from_envelope(envelope: Mapping[str, Any] | None) -> tuple[Schema | None, An
     return schema, value_from_json(schema, envelope["payload"])
 
 
-def schema_to_json(schema: Schema) -> dict[str, Any]:
-    """JsonConverter.asJsonSchema, keys in its order."""
-    node: dict[str, Any] = {"type": _TO_JSON_TYPE.get(schema.type, schema.type.value)}
-    if schema.type is Type.ARRAY:
-        assert schema.value_schema is not None
-        node["items"] = schema_to_json(schema.value_schema)
-    elif schema.type is Type.MAP:
-        assert schema.key_schema is not None and schema.value_schema is not None
-        node["keys"] = schema_to_json(schema.key_schema)
-        node["values"] = schema_to_json(schema.value_schema)
-    elif schema.type is Type.STRUCT:
-        node["fields"] = [{**schema_to_json(f.schema), "field": f.name} for f in schema.fields]
-    node["optional"] = schema.optional
-    if schema.name is not None:
-        node["name"] = schema.name
-    if schema.version is not None:
-        node["version"] = schema.version
-    if schema.doc is not None:
-        node["doc"] = schema.doc
-    if schema.parameters:
-        node["parameters"] = dict(schema.parameters)
-    if schema.default_value is not None:
-        node["default"] = value_to_json(schema, schema.default_value)
-    return node
-
-
-def value_to_json(schema: Schema | None, value: Any) -> Any:
-    """JsonConverter.convertToJson (replace.null.with.default=true)."""
-    if value is None:
-        if schema is None:
-            return None
-        if schema.default_value is not None:
-            return value_to_json(schema, schema.default_value)
-        if schema.optional:
-            return None
-        raise ValueError("Conversion error: null value for field that is required")
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    if schema is None:
-        if isinstance(value, Float32):
-            return float(float_to_string(value))
-        if isinstance(value, Struct | decimal.Decimal | dt.date | dt.time):
-            raise ValueError(f"{type(value).__name__} has no corresponding schema type")
-        if isinstance(value, bytes | bytearray):
-            return base64.b64encode(value).decode()
-        if isinstance(value, Mapping):
-            if all(isinstance(k, str) for k in value):
-                return {k: value_to_json(None, v) for k, v in value.items()}
-            return [[value_to_json(None, k), value_to_json(None, v)] for k, v in value.items()]
-        if isinstance(value, list | tuple):
-            return [value_to_json(None, v) for v in value]
-        return value
-    if schema.name == Decimal.LOGICAL_NAME:
-        return base64.b64encode(Decimal.from_logical(schema, value)).decode()
-    if schema.name == Date.LOGICAL_NAME:
-        return Date.from_logical(schema, value)
-    if schema.name == Time.LOGICAL_NAME:
-        return Time.from_logical(schema, value)
-    if schema.name == Timestamp.LOGICAL_NAME:
-        return Timestamp.from_logical(schema, value)
-    schema.validate(value) if schema.type is not Type.STRUCT else None
-    kind = schema.type
-    if kind is Type.BYTES:
-        return base64.b64encode(bytes(value)).decode()
-    if kind is Type.ARRAY:
-        return [value_to_json(schema.value_schema, v) for v in value]
-    if kind is Type.MAP:
-        assert schema.key_schema is not None
-        if schema.key_schema.type is Type.STRING:
-            return {k: value_to_json(schema.value_schema, v) for k, v in value.items()}
-        return [
-            [value_to_json(schema.key_schema, k), value_to_json(schema.value_schema, v)]
-            for k, v in value.items()
-        ]
-    if kind is Type.STRUCT:
-        if not isinstance(value, Struct) or value.schema != schema:
-            raise ValueError("Mismatching schema.")
-        return {
-            f.name: value_to_json(f.schema, value.get_without_default(f.name))
-            for f in schema.fields
-        }
-    return value
-
-
-def to_envelope(schema: Schema | None, value: Any) -> str | None:
-    """The envelope JSON text, None for a null without schema (a tombstone)."""
-    if schema is None and value is None:
-        return None
-    body = {
-        "schema": None if schema is None else schema_to_json(schema),
-        "payload": value_to_json(schema, value),
-    }
-    return json.dumps(body, separators=(",", ":"))
-
-
-# --- canonical form ----------------------------------------------------------------------------
-
-
-def _canonical_value(schema: Any, node: Any) -> Any:
-    """Payload as comparable data: objects as ordered pairs, floats as Java prints them."""
-    kind = schema.get("type") if isinstance(schema, dict) else None
-    if node is None:
-        return None
-    if isinstance(node, dict):
-        if kind == "struct":
-            by_name = {f["field"]: f for f in schema.get("fields", [])}
-            return [("{}", k, _canonical_value(by_name.get(k), v)) for k, v in node.items()]
-        inner = schema.get("values") if kind == "map" else None
-        return [("{}", k, _canonical_value(inner, v)) for k, v in node.items()]
-    if isinstance(node, list):
-        if kind == "map":
-            return [
-                [_canonical_value(schema["keys"], k), _canonical_value(schema["values"], v)]
-                for k, v in node
-            ]
-        inner = schema.get("items") if kind == "array" else None
-        return [_canonical_value(inner, v) for v in node]
-    if isinstance(node, bool):
-        return node
-    if isinstance(node, float) or (isinstance(node, int) and kind in ("float", "double")):
-        if kind == "float":
-            return ("float32", float_to_string(to_float32(float(node))))
-        return ("float64", double_to_string(float(node)))
-    return node
-
-
-def _canonical_schema(schema: Any) -> Any:
-    if not isinstance(schema, dict):
-        return schema
-    result: dict[str, Any] = {}
-    for key, item in schema.items():
-        if key == "fields":
-            result[key] = [_canonical_schema(f) for f in item]
-        elif key in ("items", "keys", "values"):
-            result[key] = _canonical_schema(item)
-        elif key == "default":
-            result[key] = _canonical_value(schema, item)
-        else:
-            result[key] = item
-    return result
-
-
-def canonical(text: str | None) -> Any:
-    """Canonical data of an envelope JSON text."""
-    if text is None:
-        return None
-    body = json.loads(text)
-    return {
-        "schema": _canonical_schema(body["schema"]),
-        "payload": _canonical_value(body["schema"], body["payload"]),
-    }
-
-
 # --- running both sides ------------------------------------------------------------------------
 
 
@@ -383,8 +226,22 @@ def python_record(record: Mapping[str, Any]) -> ConnectRecord:
     )
 
 
+def _json_converter() -> JsonConverter:
+    converter = JsonConverter()
+    converter.configure({"schemas.enable": "true"}, ConverterType.VALUE)
+    return converter
+
+
+_WRITER = _json_converter()
+
+
+def _bytes_text(schema: Schema | None, value: Any, topic: str) -> str | None:
+    data = _WRITER.from_connect_data(topic, schema, value)
+    return None if data is None else data.decode("utf-8")
+
+
 def python_run(config: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str, Any]:
-    """The project's answer, in the oracle's shape."""
+    """The project's answer, in the oracle's shape (bytes from the project's JsonConverter)."""
     try:
         chain = parse_transform_chain({k: str(v) for k, v in config.items()})
     except ConfigError as error:
@@ -397,10 +254,11 @@ def python_run(config: Mapping[str, Any], record: Mapping[str, Any]) -> dict[str
             "topic": result.topic,
             "partition": result.kafka_partition,
             "timestamp": result.timestamp,
-            "key": to_envelope(result.key_schema, result.key),
-            "value": to_envelope(result.value_schema, result.value),
+            "key": _bytes_text(result.key_schema, result.key, result.topic),
+            "value": _bytes_text(result.value_schema, result.value, result.topic),
             "headers": [
-                {"key": h.key, "value": to_envelope(h.schema, h.value)} for h in result.headers
+                {"key": h.key, "value": _bytes_text(h.schema, h.value, result.topic)}
+                for h in result.headers
             ],
         }
     except Exception as error:
@@ -416,9 +274,9 @@ def _comparable(answer: Mapping[str, Any]) -> Any:
         "topic": answer["topic"],
         "partition": answer["partition"],
         "timestamp": answer["timestamp"],
-        "key": canonical(answer["key"]),
-        "value": canonical(answer["value"]),
-        "headers": [(h["key"], canonical(h["value"])) for h in answer["headers"]],
+        "key": answer["key"],
+        "value": answer["value"],
+        "headers": [(h["key"], h["value"]) for h in answer["headers"]],
     }
 
 
