@@ -67,8 +67,8 @@ def format_java_date(value: dt.date | dt.time) -> str:
 
 
 class _NoElementSchema(DataError):
-    """An empty or all-null array or map: Connect gives it a schema without element schema,
-    which the project's schema model cannot hold."""
+    """An array or map whose elements share no type (empty, all null or mixed): Connect gives it
+    a schema without element schema, which the project's schema model cannot hold."""
 
 
 class _Tokens:
@@ -316,7 +316,10 @@ class _ValueParser:
                 if merger.common is not None:
                     schema = SchemaBuilder.array(merger.common).build()
                     return SchemaAndValue(schema, [_align(merger.common, v) for v in result])
-                raise _NoElementSchema(f"the array {tokens.original} has no typed element")
+                raise _NoElementSchema(
+                    f"the array {tokens.original} has no common element type (it is empty, all "
+                    "null or mixed)"
+                )
             if tokens.can_consume(","):
                 raise DataError(f"Unable to parse an empty array element: {tokens.original}")
             element = self.parse(True)
@@ -343,7 +346,10 @@ class _ValueParser:
                         _align(keys.common, k): _align(values.common, v) for k, v in result.items()
                     }
                     return SchemaAndValue(schema, aligned)
-                raise _NoElementSchema(f"the map {tokens.original} has no typed key and value")
+                raise _NoElementSchema(
+                    f"the map {tokens.original} has no common key and value types (it is empty, "
+                    "all null or mixed)"
+                )
             if tokens.can_consume(","):
                 raise DataError(
                     f"Unable to parse a map entry with no key or value: {tokens.original}"
