@@ -16,6 +16,9 @@ Public API:
 - `builtin_plugins("transformation" | "predicate")`: the built-ins with their Connect class
   names, aliases, overviews and `ConfigDef`s (for the docs); `CHAIN_CONFIG`: the chain's own
   options; `BUILTIN_TRANSFORMS`/`BUILTIN_PREDICATES`: class name to class.
+- `spark_eos_connect.transforms.arrow.split_topic_stages(chain)`: the chain's topic-only head
+  (RegexRouter, Filter, gated by TopicNameMatches or not) to run over an Arrow batch's `topic`
+  column before records are built, and the rest of the chain.
 """
 
 from __future__ import annotations
