@@ -483,6 +483,20 @@ class Broken(Transformation):
         raise ValueError("boom")
 
 
+class Described:
+    \"\"\"Duck-typed with a config_def(): its options are validated like a built-in's.\"\"\"
+
+    @classmethod
+    def config_def(cls):
+        return ConfigDef().define("level", ConfigType.INT)
+
+    def configure(self, configs):
+        self.level = int(configs["level"])
+
+    def apply(self, record):
+        return record
+
+
 class BadConfigure:
     def configure(self, configs):
         raise RuntimeError("cannot start")
@@ -525,6 +539,19 @@ def test_a_users_class_is_validated_with_its_config_def(user_module: str) -> Non
     assert "class not found" in problems["transforms.u.type"][0]
     problems = _problems({"transforms": "u", "transforms.u.type": f"{user_module}.IsShort"})
     assert "is not a transformation" in problems["transforms.u.type"][0]
+    problems = _problems({"transforms": "d", "transforms.d.type": f"{user_module}.Described"})
+    assert "Missing required configuration transforms.d.level" in problems["transforms.d.level"][0]
+    problems = _problems(
+        {
+            "transforms": "d",
+            "transforms.d.type": f"{user_module}.Described",
+            "transforms.d.level": "x",
+        }
+    )
+    assert "expected INT" in problems["transforms.d.level"][0]
+    assert transform_config_warnings(
+        {"transforms": "d", "transforms.d.type": f"{user_module}.Described", "transforms.d.x": "1"}
+    ) == ["transforms.d.x is not an option of Described and is ignored (its options: level)"]
     with pytest.raises(ConfigError, match=r"Configuring transformation 'b'.*cannot start"):
         parse_transform_chain(
             {"transforms": "b", "transforms.b.type": f"{user_module}.BadConfigure"}
