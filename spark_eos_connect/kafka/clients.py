@@ -101,11 +101,22 @@ def ensure_topic(
     try:
         futures[name].result()
     except KafkaException as error:
+        if error.args[0].name() == "TOPIC_AUTHORIZATION_FAILED":
+            raise _topic_denied(name, error) from None
         if error.args[0].name() != "TOPIC_ALREADY_EXISTS":
             raise
         return False
     _wait_for_topic(admin, name, timeout_s)
     return True
+
+
+def _topic_denied(name: str, error: KafkaException) -> KafkaAuthorizationError:
+    """A topic the principal does not see (no Describe) and may not create either."""
+    return KafkaAuthorizationError(
+        f"Kafka denied creating topic {name!r}, which this principal does not see: it needs "
+        f"Describe on Topic {name!r} (and Read or Write to use it) if the topic exists, else "
+        f"Create on Topic {name!r} ({error.args[0]})"
+    )
 
 
 def _wait_for_topic(admin: AdminClient, name: str, timeout_s: float) -> None:

@@ -32,6 +32,7 @@ from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from spark_eos_connect.api.config import ConfigDef, ConfigType, Range
 from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.kafka.clients import is_unused_group_error, kafka_error_of, missing_acl
 from spark_eos_connect.runtime.config_references import ConfigProviders
 from spark_eos_connect.runtime.framework_config import split_options
 
@@ -312,7 +313,8 @@ class KafkaMetadata:
 
     def __init__(self, kafka: Mapping[str, Any], timeout_s: float = 30.0) -> None:
         self.timeout_s = timeout_s
-        self.admin = AdminClient(dict(kafka))
+        self.kafka = dict(kafka)
+        self.admin = AdminClient(self.kafka)
 
     def partitions(self, config: KafkaReaderConfig) -> list[TP]:
         """Every partition of the subscribed topics that exist now."""
@@ -359,7 +361,8 @@ class KafkaMetadata:
         except KafkaException as error:
             if _error_code(error) in _NO_GROUP:
                 return {}
-            raise _failed(error, f"reading offsets of consumer group {group}") from None
+            denied = missing_acl(error, "Read", group, self.kafka)
+            raise denied or _failed(error, f"reading offsets of consumer group {group}") from None
         return {
             (tp.topic, tp.partition): tp.offset
             for tp in listed.topic_partitions or []
@@ -367,7 +370,10 @@ class KafkaMetadata:
         }
 
     def commit_group_offsets(self, group: str, offsets: Mapping[TP, int]) -> None:
-        """Set the consumer group's offsets (the group must have no active members)."""
+        """Set the consumer group's offsets (the group must have no active members).
+
+        A partition the broker refuses fails the commit (the request as a whole may succeed
+        with per-partition errors, e.g. Describe but not Read on the group)."""
         if not offsets:
             return
         partitions = [KafkaTopicPartition(t, p, int(o)) for (t, p), o in sorted(offsets.items())]
@@ -375,12 +381,28 @@ class KafkaMetadata:
             [ConsumerGroupTopicPartitions(group, partitions)], request_timeout=self.timeout_s
         )
         try:
-            futures[group].result()
+            result = futures[group].result()
         except KafkaException as error:
-            raise EosConnectError(
-                f"committing offsets to consumer group {group} failed: {error} (a group with "
-                "active members, e.g. a running Kafka Connect worker, cannot be written)"
-            ) from None
+            raise self._commit_failed(group, error, str(error)) from None
+        refused = [tp for tp in result.topic_partitions or [] if tp.error is not None]
+        if refused:
+            detail = "; ".join(f"{tp.topic}-{tp.partition}: {tp.error}" for tp in refused)
+            raise self._commit_failed(group, refused[0].error, detail, refused[0].topic)
+
+    def _commit_failed(
+        self, group: str, error: Any, detail: str, topic: str | None = None
+    ) -> EosConnectError:
+        """The error of a refused group commit: a missing ACL is named (Read on the group, or
+        on the topic when the topic was refused)."""
+        kafka_error = kafka_error_of(error)
+        refused_topic = (
+            kafka_error is not None and kafka_error.name() == "TOPIC_AUTHORIZATION_FAILED"
+        )
+        denied = missing_acl(error, "Read", topic if topic and refused_topic else group, self.kafka)
+        return denied or EosConnectError(
+            f"committing offsets to consumer group {group} failed: {detail} (a group with "
+            "active members, e.g. a running Kafka Connect worker, cannot be written)"
+        )
 
     def initial_offsets(self, config: KafkaReaderConfig) -> dict[TP, int]:
         """Where a new query starts: the group's offsets, else `startingOffsets` per partition."""
@@ -431,6 +453,14 @@ class _RowBuffer:
         return pa.RecordBatch.from_arrays(arrays, schema=KAFKA_ROW_SCHEMA)
 
 
+def _range_failed(
+    kafka: Mapping[str, Any], offsets: OffsetRange, error: KafkaError
+) -> EosConnectError:
+    """The error to raise for a failed fetch of `offsets`: a missing ACL is named."""
+    denied = missing_acl(error, "Read and Describe", offsets.topic, kafka)
+    return denied or EosConnectError(f"reading {offsets.topic}-{offsets.partition} failed: {error}")
+
+
 def read_range(
     kafka: Mapping[str, Any],
     offsets: OffsetRange,
@@ -442,6 +472,9 @@ def read_range(
     With transactions offsets are not contiguous (commit markers, aborted records), so the read
     ends when the consumer's position reaches the range end, not after end - start records.
     Records at or past the end are dropped, so a range always yields the same records.
+    The consumer only assigns and never commits: like the readers of the internal topics it
+    needs no Group ACL (librdkafka's lookup of its unused group may be refused; see
+    `is_unused_group_error`), only Read on the topic.
     """
     consumer = Consumer({**kafka, **_FORCED_CONSUMER})
     tp = KafkaTopicPartition(offsets.topic, offsets.partition, offsets.start)
@@ -455,11 +488,9 @@ def read_range(
             for message in messages:
                 error = message.error()
                 if error is not None:
-                    if error.code() == KafkaError._PARTITION_EOF:
+                    if error.code() == KafkaError._PARTITION_EOF or is_unused_group_error(error):
                         continue
-                    raise EosConnectError(
-                        f"reading {offsets.topic}-{offsets.partition} failed: {error}"
-                    )
+                    raise _range_failed(kafka, offsets, error)
                 offset = message.offset()
                 if offset is not None and offset < offsets.end:
                     rows.add(message)
