@@ -65,13 +65,31 @@ def _kafka_options(pairs: Sequence[str]) -> dict[str, str]:
     return options
 
 
-def _herder(args: argparse.Namespace) -> Herder:
-    from spark_eos_connect.herder import Herder, WorkerSettings
+def _kafka_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The Kafka client settings of an admin command or `eosconnect rest`: `--bootstrap-servers`
+    and the `-X` settings, their `${provider:[path:]key}` references resolved here as the driver
+    resolves its `kafka.*` options. `-X config.providers...` settings choose the providers
+    (default: env, file and directory) and are not passed to Kafka. A reference that cannot be
+    resolved is a ConfigError naming the option and the reference, never a value."""
+    from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
 
     if not args.bootstrap_servers:
         raise _UsageError(f"--bootstrap-servers is required (or set {BOOTSTRAP_ENV})")
-    kafka: dict[str, Any] = _kafka_options(args.kafka_option)
-    kafka["bootstrap.servers"] = args.bootstrap_servers
+    options = _kafka_options(args.kafka_option)
+    providers = ConfigProviders.from_options(
+        {key: value for key, value in options.items() if is_provider_option(key)}
+    )
+    kafka = {key: value for key, value in options.items() if not is_provider_option(key)}
+    resolved: dict[str, Any] = providers.resolve(kafka, prefix="-X ")
+    servers = providers.resolve({"--bootstrap-servers": args.bootstrap_servers})
+    resolved["bootstrap.servers"] = servers["--bootstrap-servers"]
+    return resolved
+
+
+def _herder(args: argparse.Namespace) -> Herder:
+    from spark_eos_connect.herder import Herder, WorkerSettings
+
+    kafka = _kafka_settings(args)
     settings = WorkerSettings(
         group_id=args.group_id,
         config_topic=args.config_topic,
@@ -93,9 +111,11 @@ def _admin(action: Callable[[Herder, argparse.Namespace], Any]) -> Callable[...,
         from spark_eos_connect.herder import HerderError
 
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+        from spark_eos_connect.errors import ConfigError
+
         try:
             herder = _herder(args)
-        except _UsageError as error:
+        except (_UsageError, ConfigError) as error:  # a bad -X reference is a usage error
             print(f"eosconnect {args.command}: {error}", file=sys.stderr)
             return 2
         except (EosConnectError, ValueError) as error:
@@ -210,7 +230,9 @@ def _add_cluster_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a Kafka client setting, e.g. -X security.protocol=SASL_SSL (repeatable)",
+        help="a Kafka client setting, e.g. -X security.protocol=SASL_SSL (repeatable); values "
+        "may reference secrets, e.g. -X 'sasl.password=${file:/etc/kafka.properties:password}' "
+        "(providers env, file and directory unless -X config.providers=... says otherwise)",
     )
     group.add_argument(
         "--timeout", type=float, default=30.0, help="seconds per Kafka operation (default: 30)"
