@@ -1,5 +1,6 @@
 """README.md's ACL table is exactly what the security tests grant
-(`tests/integration/security/acl_table.py`, proven row by row by `test_acls.py` there)."""
+(`tests/integration/security/acl_table.py`, proven path by path and row by row by `test_acls.py`
+there), "needed by" column included."""
 
 from __future__ import annotations
 
@@ -32,14 +33,29 @@ def test_the_readme_table_is_the_granted_table_row_for_row() -> None:
     assert acl_table.readme_rows(README.read_text()) == granted
 
 
+def test_every_row_is_needed_by_some_path_and_every_path_needs_rows() -> None:
+    for row in acl_table.ACL_ROWS:
+        assert row.needed_by, row.key
+        assert set(row.needed_by) <= set(acl_table.PATHS), row.key
+        assert list(row.needed_by) == [p for p in acl_table.PATHS if p in row.needed_by]
+    for path in acl_table.PATHS:
+        assert acl_table.rows_for(path), path
+    assert len({row.key for row in acl_table.ACL_ROWS}) == len(acl_table.ACL_ROWS)
+
+
+def test_no_row_grants_idempotent_write_on_the_cluster() -> None:
+    """Kafka 3.0 and later need no IdempotentWrite (KIP-679): every path runs without it."""
+    assert not [row for row in acl_table.ACL_ROWS if "IdempotentWrite" in row.operations]
+
+
 def test_the_table_parser_reads_only_the_acl_table() -> None:
     markdown = (
-        "### Other\n\n| a | b | c |\n| --- | --- | --- |\n| x | y | z |\n\n"
-        "### ACLs\n\n| operation | resource | name |\n| --- | --- | --- |\n"
-        "| Read | Group | `connect-<name>` |\n\n| later | table | here |\n"
+        "### Other\n\n| a | b | c | d |\n| --- | --- | --- | --- |\n| x | y | z | w |\n\n"
+        "### ACLs\n\n| operation | resource | name | needed by |\n| --- | --- | --- | --- |\n"
+        "| Read | Group | `connect-<name>` | sink |\n\n| later | table | here | too |\n"
     )
 
-    assert acl_table.readme_rows(markdown) == [("Read", "Group", "`connect-<name>`")]
+    assert acl_table.readme_rows(markdown) == [("Read", "Group", "`connect-<name>`", "sink")]
 
 
 def test_a_grant_shared_by_two_rows_stays_when_one_row_is_left_out() -> None:

@@ -1,8 +1,10 @@
-"""The ACLs the project needs: README.md's "ACLs" table as data, and the grants for one pipeline.
+"""The ACLs the project needs: README.md's "ACLs" table as data, and the grants for one deployment.
 
-`ACL_ROWS` holds each row exactly as the README prints it (a unit test compares the two) and
-how the tests turn it into ACL grants for a concrete pipeline (`grants`). Pure Python: the
-integration tests map `Grant`s to confluent_kafka `AclBinding`s.
+`ACL_ROWS` holds each row exactly as the README prints it (a unit test compares the two), which
+of the paths (`PATHS`) need it, and how the tests turn it into ACL grants for a concrete
+deployment (`grants`). `test_acls.py` runs each path as a principal granted exactly the rows the
+path needs, then once without each of them. Pure Python: the integration tests map `Grant`s to
+confluent_kafka `AclBinding`s.
 """
 
 from __future__ import annotations
@@ -10,11 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-CLUSTER = "kafka-cluster"
-SOURCE = "the exactly-once source pipeline"
-OFFSETS = "altering and resetting offsets"
-SINK = "sink connectors"
-NOTHING = "nothing: since Kafka 3.0 an idempotent producer needs only Write on a topic (KIP-679)"
+SOURCE = "source"
+SINK = "sink"
+DELTA = "Delta"
+ADMIN = "REST/CLI"
+PATHS = (SOURCE, SINK, DELTA, ADMIN)
+"""What runs as the principal, as the README's "needed by" column names it: the exactly-once
+source query, a Kafka → sink connector query, a Kafka → Delta query (`delta_sink`), and the REST
+API and CLI stopping connectors and getting, altering and resetting source and sink offsets."""
 
 
 @dataclass(frozen=True)
@@ -33,10 +38,12 @@ class Pipeline:
 
     group_id: str
     connectors: tuple[str, ...]
+    """Source connectors."""
     data_topics: tuple[str, ...]
     internal_topics: tuple[str, ...]
     sink_topics: tuple[str, ...] = ()
     sink_connectors: tuple[str, ...] = ()
+    """Sink connectors, Delta queries included (their `name`)."""
 
 
 @dataclass(frozen=True)
@@ -48,9 +55,9 @@ class AclRow:
     operations: tuple[str, ...]
     resource: str
     name: str
+    needed_by: tuple[str, ...]
+    """The paths that fail without the row (each proven by `test_acls.py`)."""
     names: Callable[[Pipeline], list[tuple[str, bool]]] = field(compare=False)
-    needed_by: str = field(default=SOURCE, compare=False)
-    """What fails without the row (proven for SOURCE by `test_acls.py`)."""
 
     def grants(self, pipeline: Pipeline) -> list[Grant]:
         """Every (operation, name) this row grants for `pipeline`."""
@@ -60,9 +67,9 @@ class AclRow:
             for op in self.operations
         ]
 
-    def markdown(self) -> tuple[str, str, str]:
-        """(operation, resource, name) cells as the README prints them."""
-        return ", ".join(self.operations), self.resource, self.name
+    def markdown(self) -> tuple[str, str, str, str]:
+        """(operation, resource, name, needed by) cells as the README prints them."""
+        return ", ".join(self.operations), self.resource, self.name, ", ".join(self.needed_by)
 
 
 def _literal(names: Iterable[str]) -> list[tuple[str, bool]]:
@@ -74,7 +81,9 @@ ACL_ROWS: tuple[AclRow, ...] = (
         "task-transactional-ids",
         ("Write", "Describe"),
         "TransactionalId",
-        "`<group.id>-<connector>-<task>` for every task (prefix ACL `<group.id>-<connector>-`)",
+        "`<group.id>-<connector>-<task>` for every source task (prefix ACL "
+        "`<group.id>-<connector>-`)",
+        (SOURCE, ADMIN),
         lambda p: [(f"{p.group_id}-{c}-", True) for c in p.connectors],
     ),
     AclRow(
@@ -82,50 +91,55 @@ ACL_ROWS: tuple[AclRow, ...] = (
         ("Write", "Describe"),
         "TransactionalId",
         "`connect-cluster-<group.id>` (the config-topic leader)",
+        (SOURCE, SINK, ADMIN),
         lambda p: _literal([f"connect-cluster-{p.group_id}"]),
     ),
     AclRow(
         "offsets-transactional-id",
         ("Write", "Describe"),
         "TransactionalId",
-        "`<group.id>-<connector>` (altering and resetting offsets)",
+        "`<group.id>-<connector>` (altering and resetting a source connector's offsets)",
+        (ADMIN,),
         lambda p: _literal(f"{p.group_id}-{c}" for c in p.connectors),
-        OFFSETS,
-    ),
-    AclRow(
-        "cluster-idempotent-write",
-        ("IdempotentWrite",),
-        "Cluster",
-        "the Kafka cluster",
-        lambda p: _literal([CLUSTER]),
-        NOTHING,
     ),
     AclRow(
         "topic-write",
         ("Write", "Describe"),
         "Topic",
-        "the connectors' data topics and the three internal topics",
+        "the source connectors' data topics and the three internal topics",
+        (SOURCE, SINK, ADMIN),
         lambda p: _literal([*p.data_topics, *p.internal_topics]),
     ),
     AclRow(
         "topic-read",
         ("Read", "Describe"),
         "Topic",
-        "the three internal topics, and the sink connectors' topics",
+        "the three internal topics, and the topics sink connectors and Delta queries read",
+        (SOURCE, SINK, DELTA, ADMIN),
         lambda p: _literal([*p.internal_topics, *p.sink_topics]),
     ),
     AclRow(
-        "sink-groups",
+        "sink-group-read",
         ("Read",),
         "Group",
-        "`connect-<name>` for each sink connector",
+        "`connect-<name>` for each sink connector and Delta query",
+        (SINK, DELTA, ADMIN),
         lambda p: _literal(f"connect-{c}" for c in p.sink_connectors),
-        SINK,
+    ),
+    AclRow(
+        "sink-group-delete",
+        ("Delete",),
+        "Group",
+        "`connect-<name>` (resetting a sink connector's offsets)",
+        (ADMIN,),
+        lambda p: _literal(f"connect-{c}" for c in p.sink_connectors),
     ),
 )
 
 
-SOURCE_ROWS = tuple(row for row in ACL_ROWS if row.needed_by == SOURCE)
+def rows_for(path: str) -> tuple[AclRow, ...]:
+    """The rows `path` needs."""
+    return tuple(row for row in ACL_ROWS if path in row.needed_by)
 
 
 def grants(pipeline: Pipeline, rows: Iterable[AclRow] = ACL_ROWS) -> set[Grant]:
@@ -133,19 +147,24 @@ def grants(pipeline: Pipeline, rows: Iterable[AclRow] = ACL_ROWS) -> set[Grant]:
     return {grant for row in rows for grant in row.grants(pipeline)}
 
 
-def grants_without(pipeline: Pipeline, missing: AclRow) -> set[Grant]:
-    """Every row's grants but `missing`'s (those another row also grants stay)."""
-    return grants(pipeline, [row for row in ACL_ROWS if row is not missing])
+def grants_without(
+    pipeline: Pipeline, missing: AclRow, rows: Iterable[AclRow] = ACL_ROWS
+) -> set[Grant]:
+    """Every one of `rows`' grants but `missing`'s (those another row also grants stay)."""
+    return grants(pipeline, [row for row in rows if row is not missing])
 
 
-def readme_rows(markdown: str) -> list[tuple[str, str, str]]:
-    """The (operation, resource, name) rows of the table under `### ACLs` in `markdown`."""
+HEADER = ("operation", "resource", "name", "needed by")
+
+
+def readme_rows(markdown: str) -> list[tuple[str, ...]]:
+    """The rows (cells as in `HEADER`) of the table under `### ACLs` in `markdown`."""
     lines = markdown.split("\n### ACLs\n", 1)[1].splitlines()
     table = _leading_table(lines)
     rows = [tuple(cell.strip() for cell in line.strip().strip("|").split(" | ")) for line in table]
     header, _separator, *body = rows
-    assert header == ("operation", "resource", "name"), header
-    return [(r[0], r[1], r[2]) for r in body]
+    assert header == HEADER, header
+    return body
 
 
 def _leading_table(lines: list[str]) -> Iterable[str]:

@@ -11,9 +11,16 @@ import pytest
 
 from spark_eos_connect.kafka.broker import LocalKafkaBroker
 
-from .acl_table import ACL_ROWS, grants
+from .acl_table import grants
 from .conftest import SECURITY_MARKS, Principal
-from .test_acls import FAIL_WITHIN_S, committed, make_deployment, principal_with, start_query
+from .paths import (
+    FAIL_WITHIN_S,
+    committed,
+    kafka_options,
+    make_deployment,
+    principal_with,
+    start_source_query,
+)
 
 pytestmark = SECURITY_MARKS
 
@@ -24,12 +31,13 @@ def test_a_wrong_password_fails_the_query_at_start_naming_the_user(
     principal_factory: Callable[[str], Principal],
     tmp_path: Path,
 ) -> None:
-    deployment = make_deployment(secured_broker, dedicated_offsets=False)
-    kafka = principal_with(secured_broker, principal_factory, grants(deployment.pipeline, ACL_ROWS))
+    deployment = make_deployment(secured_broker)
+    principal = principal_with(secured_broker, principal_factory, grants(deployment.pipeline))
+    kafka = kafka_options(principal)
     secret = kafka["kafka.sasl.password"]
     kafka["kafka.sasl.password"] = "not-" + secret
 
-    query = start_query(spark, deployment, kafka, tmp_path)
+    query = start_source_query(spark, deployment, kafka, tmp_path)
     try:
         with pytest.raises(Exception) as refused:  # Spark wraps the driver's error
             query.awaitTermination(FAIL_WITHIN_S)
