@@ -17,11 +17,13 @@ CONNECT = "Kafka Connect EOS worker"
 EXACTLY_ONCE = "eosconnect exactly-once"
 AT_LEAST_ONCE = "eosconnect at-least-once"
 SPARK_KAFKA = "Spark Kafka source"
+KAFKA_DELTA_SINK = "Spark Kafka source + delta_sink"
 EOSCONNECT_DELTA = "eosconnect + delta_sink"
 
 PEERS: dict[tuple[str, str], str] = {
     (FILE, EXACTLY_ONCE): CONNECT,
     (GENERATOR, AT_LEAST_ONCE): EXACTLY_ONCE,
+    (DELTA, KAFKA_DELTA_SINK): SPARK_KAFKA,
     (DELTA, EOSCONNECT_DELTA): SPARK_KAFKA,
 }
 """(work, mode) -> the mode of the same work it is compared with."""

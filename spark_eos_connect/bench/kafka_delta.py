@@ -1,9 +1,10 @@
 """Mode 5, Kafka -> Delta: one topic into a fresh Delta table per round, by Spark's built-in
-Kafka source (spark-sql-kafka-0-10 into `format("delta")`) and by the eosconnect reader into
-`delta_sink`, in the same session, both `Trigger.AvailableNow` with the same records per
-micro-batch. Each reader first runs one unmeasured round on a small topic (a first round is
-cold: JVM classes, Kafka consumers, Python workers); then the measured rounds alternate between
-the two readers on the full topic, and a reader's figure is the median of its rounds.
+Kafka source (spark-sql-kafka-0-10) into Delta's own streaming sink (`format("delta")`, the
+peer) and into `delta_sink`, and by the eosconnect reader into `delta_sink`, in the same
+session, all `Trigger.AvailableNow` with the same records per micro-batch. Each reader first
+runs one unmeasured round on a small topic (a first round is cold: JVM classes, Kafka
+consumers, Python workers); then the measured rounds alternate between the modes on the full
+topic, and a mode's figure is the median of its rounds.
 
 A round lasts from `start()` until the query terminates; it is verified by counting the table.
 """
@@ -19,7 +20,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from spark_eos_connect.bench.config import EOSCONNECT_DELTA, SPARK_KAFKA, BenchConfig
+from spark_eos_connect.bench.config import (
+    EOSCONNECT_DELTA,
+    KAFKA_DELTA_SINK,
+    SPARK_KAFKA,
+    BenchConfig,
+)
 from spark_eos_connect.bench.results import (
     Batch,
     ModeResult,
@@ -44,11 +50,9 @@ class Round:
     path: Path
 
 
-def spark_kafka_query(
-    spark: Any, kafka: Mapping[str, Any], topic: str, per_trigger: int, path: Path, ck: Path
-) -> Any:
-    """Spark's Kafka source into Delta's own streaming sink."""
-    rows = (
+def spark_kafka_rows(spark: Any, kafka: Mapping[str, Any], topic: str, per_trigger: int) -> Any:
+    """Spark's Kafka source, read_committed, with the columns `delta_sink` keeps."""
+    return (
         spark.readStream.format("kafka")
         .option("kafka.bootstrap.servers", kafka["bootstrap.servers"])
         .option("kafka.isolation.level", "read_committed")
@@ -59,6 +63,13 @@ def spark_kafka_query(
         .load()
         .select(*COLUMNS)
     )
+
+
+def spark_kafka_query(
+    spark: Any, kafka: Mapping[str, Any], topic: str, per_trigger: int, path: Path, ck: Path
+) -> Any:
+    """Spark's Kafka source into Delta's own streaming sink."""
+    rows = spark_kafka_rows(spark, kafka, topic, per_trigger)
     return (
         rows.writeStream.format("delta")
         .option("checkpointLocation", str(ck))
@@ -77,6 +88,38 @@ def quiet(sink: Callable[[Any, int], None]) -> Callable[[Any, int], None]:
     return call
 
 
+def delta_sink_options(kafka: Mapping[str, Any], topic: str, path: Path, name: str) -> dict:
+    """The DeltaSink options of one round."""
+    return {
+        "name": name,
+        "topics": topic,
+        "path": str(path),
+        "kafka.bootstrap.servers": kafka["bootstrap.servers"],
+    }
+
+
+def kafka_delta_sink_query(
+    spark: Any,
+    kafka: Mapping[str, Any],
+    topic: str,
+    per_trigger: int,
+    path: Path,
+    ck: Path,
+    name: str,
+) -> Any:
+    """Spark's Kafka source into `delta_sink`, as the README writes it."""
+    from spark_eos_connect.spark.delta import delta_sink
+
+    options = delta_sink_options(kafka, topic, path, name)
+    rows = spark_kafka_rows(spark, kafka, topic, per_trigger)
+    return (
+        rows.writeStream.foreachBatch(quiet(delta_sink(options)))
+        .option("checkpointLocation", str(ck))
+        .trigger(availableNow=True)
+        .start()
+    )
+
+
 def eosconnect_query(
     spark: Any,
     kafka: Mapping[str, Any],
@@ -86,15 +129,10 @@ def eosconnect_query(
     ck: Path,
     name: str,
 ) -> Any:
-    """The eosconnect reader into `delta_sink`, as the README writes it."""
+    """The eosconnect reader into `delta_sink`."""
     from spark_eos_connect.spark.delta import delta_sink
 
-    options = {
-        "name": name,
-        "topics": topic,
-        "path": str(path),
-        "kafka.bootstrap.servers": kafka["bootstrap.servers"],
-    }
+    options = delta_sink_options(kafka, topic, path, name)
     rows = (
         spark.readStream.format("eosconnect")
         .options(**options)
@@ -164,6 +202,8 @@ def start_round(
     ck = path.with_name(path.name + "-checkpoint")
     if mode == SPARK_KAFKA:
         return spark_kafka_query(spark, kafka, topic, config.per_trigger, path, ck)
+    if mode == KAFKA_DELTA_SINK:
+        return kafka_delta_sink_query(spark, kafka, topic, config.per_trigger, path, ck, name)
     return eosconnect_query(spark, kafka, topic, config.per_trigger, path, ck, name)
 
 
@@ -180,7 +220,7 @@ def run_kafka_delta(
 ) -> tuple[list[ModeResult], list[Verification]]:
     """A warm-up round per reader on `topics[0]`, then `config.delta_rounds` alternating rounds
     per reader on `topics[1]`; each round's table is counted."""
-    modes = ((SPARK_KAFKA, "spark"), (EOSCONNECT_DELTA, "eos"))
+    modes = ((SPARK_KAFKA, "spark"), (KAFKA_DELTA_SINK, "kds"), (EOSCONNECT_DELTA, "eos"))
     warmups: dict[str, Round] = {}
     rounds: dict[str, list[Round]] = {mode: [] for mode, _ in modes}
     verifications: list[Verification] = []
@@ -189,7 +229,7 @@ def run_kafka_delta(
         topic, expected = (topics[0], warmup_records) if index < 0 else (topics[1], config.records)
         for mode, key in modes:
             path = folder / f"{key}-{index + 1}"
-            name = f"bench-delta-{run_id}-{index + 1}"
+            name = f"bench-delta-{run_id}-{key}-{index + 1}"
             start = partial(start_round, spark, config, kafka, topic, mode, path, name)
             done = run_round(start, mode, index, path)
             log(f"  {'warm-up' if index < 0 else f'round {index + 1}'} {mode}: {done.seconds:.1f}s")

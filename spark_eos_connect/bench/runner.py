@@ -19,12 +19,10 @@ from spark_eos_connect.bench.config import (
     CONNECT,
     DELTA,
     DELTA_WARMUP_RECORDS,
-    EOSCONNECT_DELTA,
     EXACTLY_ONCE,
     FILE,
     GENERATOR,
     LIMIT,
-    SPARK_KAFKA,
     BenchConfig,
 )
 from spark_eos_connect.bench.kafka_io import (
@@ -257,7 +255,7 @@ def run_with_spark(run: Run, spark: Any, lines: Path | None) -> None:
                 spark, c, DELTA, run.kafka, topics, small, run.folder / "delta", rid, run.log
             )
 
-        run.guarded(DELTA, f"{SPARK_KAFKA} vs {EOSCONNECT_DELTA}", delta)
+        run.guarded(DELTA, "Spark Kafka source, delta_sink, eosconnect reader", delta)
 
 
 def bench_session(config: BenchConfig) -> Any:
