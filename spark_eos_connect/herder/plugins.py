@@ -110,7 +110,7 @@ def _definition(key: ConfigKey, group: str) -> dict[str, Any]:
         "width": "NONE",
         "display_name": key.name,
         "dependents": [],
-        "order": -1,
+        "order_in_group": -1,
     }
 
 
