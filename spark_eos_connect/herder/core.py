@@ -172,12 +172,13 @@ class Herder:
         return self
 
     def close(self) -> None:
-        """Release producers."""
+        """Release producers and the config topic's reader."""
         with self._lock:
             if self._leader is not None:
                 self._leader.close()
                 self._leader = None
             self.statuses.close()
+            self.configs.close()
 
     # --- reading ---------------------------------------------------------------------------
 
