@@ -15,9 +15,9 @@ import json
 import logging
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 from confluent_kafka import (
@@ -26,6 +26,7 @@ from confluent_kafka import (
     IsolationLevel,
     KafkaError,
     KafkaException,
+    TopicCollection,
 )
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
@@ -296,6 +297,39 @@ def plan_ranges(start: Mapping[TP, int], end: Mapping[TP, int]) -> list[OffsetRa
 
 
 _NO_GROUP = (KafkaError.GROUP_ID_NOT_FOUND, KafkaError._UNKNOWN_GROUP)
+COORDINATOR_NOT_READY = (
+    KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+    KafkaError.COORDINATOR_NOT_AVAILABLE,
+    KafkaError.NOT_COORDINATOR,
+)
+"""Group-coordinator errors that pass, e.g. on a fresh broker still loading its offsets topic."""
+COORDINATOR_RETRY_S = 0.1
+
+T = TypeVar("T")
+
+
+def retry_while_coordinator_not_ready(
+    call: Callable[[], T],
+    group: str,
+    timeout_s: float,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> T:
+    """`call()`, again while it raises one of `COORDINATOR_NOT_READY` and `timeout_s` has not
+    passed; then an error naming `group` (other errors are raised as they are)."""
+    deadline = clock() + timeout_s
+    while True:
+        try:
+            return call()
+        except KafkaException as error:
+            if _error_code(error) not in COORDINATOR_NOT_READY:
+                raise
+            if clock() >= deadline:
+                raise EosConnectError(
+                    f"the coordinator of consumer group {group} was not ready within "
+                    f"{timeout_s:g}s: {error}"
+                ) from None
+            sleep(COORDINATOR_RETRY_S)
 
 
 def _failed(error: KafkaException, what: str) -> EosConnectError:
@@ -317,13 +351,42 @@ class KafkaMetadata:
         self.admin = AdminClient(self.kafka)
 
     def partitions(self, config: KafkaReaderConfig) -> list[TP]:
-        """Every partition of the subscribed topics that exist now."""
+        """Every partition of the subscribed topics that exist now.
+
+        The broker leaves the topics the principal may not Describe out of the topic list. A
+        topic of `topics` missing from it is asked about by name: if the broker refuses it, the
+        read fails naming the ACL (else it does not exist yet and is read once it does). For
+        `topics.regex` a topic the principal cannot see just does not match, as in Kafka's
+        own pattern subscription.
+        """
         topics = self.admin.list_topics(timeout=self.timeout_s).topics
         found: list[TP] = []
         for name, metadata in topics.items():
             if metadata.error is None and config.subscribed(name):
                 found += [(name, p) for p in metadata.partitions]
+        if config.topics_regex is None:
+            self._check_visible([t for t in config.topics if t not in topics])
         return sorted(found)
+
+    def _check_visible(self, topics: list[str]) -> None:
+        """Raise naming the ACL when the broker refuses to describe one of `topics`; any other
+        answer (it does not exist yet, ...) leaves it out of this micro-batch as before.
+
+        `describe_topics`, unlike a metadata request for the topic (`list_topics(topic=...)`),
+        never has the broker auto-create a topic that does not exist."""
+        if not topics:
+            return
+        futures = self.admin.describe_topics(
+            TopicCollection(topics), request_timeout=self.timeout_s
+        )
+        for topic, future in futures.items():
+            try:
+                future.result()
+            except KafkaException as error:
+                denied = missing_acl(error, "Read and Describe", topic, self.kafka)
+                if denied is not None:
+                    raise denied from None
+                log.debug("subscribed topic %s is not readable yet: %s", topic, error)
 
     def _list_offsets(self, tps: list[TP], spec: OffsetSpec) -> dict[TP, int]:
         if not tps:
@@ -352,12 +415,18 @@ class KafkaMetadata:
 
     def group_offsets(self, group: str) -> dict[TP, int]:
         """The consumer group's committed offsets (next offset to read), `{}` if none (also
-        when the group does not exist, e.g. after its offsets were reset)."""
-        futures = self.admin.list_consumer_group_offsets(
-            [ConsumerGroupTopicPartitions(group)], request_timeout=self.timeout_s
-        )
+        when the group does not exist, e.g. after its offsets were reset). Retried while the
+        group's coordinator is not ready (a fresh broker loading its offsets topic), up to the
+        client timeout."""
+
+        def listed_offsets() -> Any:
+            futures = self.admin.list_consumer_group_offsets(
+                [ConsumerGroupTopicPartitions(group)], request_timeout=self.timeout_s
+            )
+            return futures[group].result()
+
         try:
-            listed = futures[group].result()
+            listed = retry_while_coordinator_not_ready(listed_offsets, group, self.timeout_s)
         except KafkaException as error:
             if _error_code(error) in _NO_GROUP:
                 return {}

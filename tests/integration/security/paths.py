@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,7 +20,6 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AclBinding, AclOperation, ResourcePatternType, ResourceType
 
 from spark_eos_connect.connectors.generator import expected_records
-from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.broker import LocalKafkaBroker
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic, read_to_end
 from spark_eos_connect.runtime.kafka_source import KafkaMetadata
@@ -193,22 +191,8 @@ def committed(broker: LocalKafkaBroker, topic: str) -> list[tuple[str, bytes]]:
 
 
 def group_offsets(broker: LocalKafkaBroker, connector: str) -> dict[tuple[str, int], int]:
-    """The committed offsets of `connect-<connector>`, read as the super user (retried while
-    the broker's group coordinator is still loading, as on a fresh broker)."""
-    metadata = KafkaMetadata(broker.client_config())
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            return metadata.group_offsets(f"connect-{connector}")
-        except EosConnectError as error:
-            if not any(code in str(error) for code in COORDINATOR_NOT_READY):
-                raise
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
-
-
-COORDINATOR_NOT_READY = ("COORDINATOR_LOAD_IN_PROGRESS", "COORDINATOR_NOT_AVAILABLE")
+    """The committed offsets of `connect-<connector>`, read as the super user."""
+    return KafkaMetadata(broker.client_config()).group_offsets(f"connect-{connector}")
 
 
 def sink_topic_ends(deployment: Deployment) -> dict[tuple[str, int], int]:
@@ -376,7 +360,7 @@ class AdminRun(PathRun):
             herder.create(deployment.connector, source_config(deployment))
             herder.create(deployment.sink_connector, sink_config(deployment))
         finally:
-            close(herder)
+            herder.close()
 
     def run(self, context: Context, deployment: Deployment, principal: Principal) -> str | None:
         from spark_eos_connect.herder import Herder
@@ -398,7 +382,7 @@ class AdminRun(PathRun):
                     self.expected[step.kind] = canonical(step.leaves)
             return None
         finally:
-            close(herder)
+            herder.close()
 
     def assert_succeeded(self, context: Context, deployment: Deployment) -> None:
         assert self.offsets_now(context, deployment) == {"source": [], "sink": []}
@@ -418,13 +402,7 @@ class AdminRun(PathRun):
                 "sink": canonical(herder.offsets(deployment.sink_connector)["offsets"]),
             }
         finally:
-            close(herder)
-
-
-def close(herder: Any) -> None:
-    """Close `herder` and its config-topic reader (`Herder.close` releases only producers)."""
-    herder.close()
-    herder.configs.close()
+            herder.close()
 
 
 def canonical(offsets: list[Any]) -> list[Any]:

@@ -19,10 +19,13 @@ from typing import Any
 import pytest
 
 from spark_eos_connect.kafka.broker import LocalKafkaBroker
+from spark_eos_connect.kafka.clients import KafkaAuthorizationError
+from spark_eos_connect.runtime.kafka_source import KafkaMetadata, parse_reader_options
 
 from .acl_table import (
     ACL_ROWS,
     ADMIN,
+    DELTA,
     PATHS,
     SINK,
     SOURCE,
@@ -38,6 +41,7 @@ from .paths import (
     FAIL_WITHIN_S,
     RUNS,
     Context,
+    DeltaRun,
     SinkRun,
     SourceRun,
     committed,
@@ -212,3 +216,58 @@ def test_with_describe_but_not_read_on_its_group_the_sink_query_fails_at_its_com
     assert message is not None, "the sink query ran through without Read on its group"
     assert f"it needs Read on Group '{group}'" in message, message[-3000:]
     assert group_offsets(secured_broker, deployment.sink_connector) == {}
+
+
+def test_a_topic_the_reader_may_not_describe_fails_the_query_naming_it(
+    spark: Any,
+    secured_broker: LocalKafkaBroker,
+    principal_factory: Callable[[str], Principal],
+    tmp_path: Path,
+) -> None:
+    """The topic-read row's other half: the internal topics are readable, the topic a Delta
+    query subscribes to by name is not even visible (the broker leaves it out of the topic
+    list); the query fails naming the ACL instead of reading nothing, and writes nothing."""
+    deployment = make_deployment(secured_broker)
+    delta_grants = grants(deployment.pipeline, rows_for(DELTA))
+    granted = {g for g in delta_grants if g.name != deployment.sink_topic}
+    principal = principal_with(secured_broker, principal_factory, granted)
+    context, run = Context(spark, secured_broker, tmp_path), DeltaRun()
+
+    message = run.run(context, deployment, principal)
+
+    assert message is not None, "the Delta query ran through without seeing its topic"
+    needs = f"it needs Read and Describe on Topic '{deployment.sink_topic}'"
+    assert needs in message, message[-3000:]
+    run.assert_nothing_committed(context, deployment)
+
+
+def test_an_invisible_topic_fails_a_read_by_name_and_does_not_match_a_regex(
+    secured_broker: LocalKafkaBroker,
+    principal_factory: Callable[[str], Principal],
+) -> None:
+    """Subscribed by name, a topic the principal may not Describe fails the read naming the
+    ACL (one that does not exist yet is waited for); by pattern it is not matched, as with
+    Kafka's own pattern subscription."""
+    deployment = make_deployment(secured_broker)
+    visible, hidden = deployment.topic, deployment.sink_topic
+    not_yet = f"{visible}-later"
+    granted = {Grant("Describe", "Topic", visible), Grant("Describe", "Topic", not_yet)}
+    principal = principal_with(secured_broker, principal_factory, granted)
+    metadata = KafkaMetadata(principal.config)
+
+    def partitions(**subscription: str) -> list[tuple[str, int]]:
+        options = {**subscription, "kafka.bootstrap.servers": secured_broker.bootstrap_servers}
+        return metadata.partitions(parse_reader_options(options))
+
+    pattern = "|".join(re.escape(topic) for topic in (visible, hidden))
+    assert partitions(**{"topics.regex": pattern}) == [(visible, 0)]
+    assert partitions(topics=f"{visible},{not_yet}") == [(visible, 0)]
+    with pytest.raises(KafkaAuthorizationError) as refused:
+        partitions(topics=f"{visible},{hidden}")
+    assert f"it needs Read and Describe on Topic '{hidden}'" in str(refused.value)
+    assert not_yet not in secured_broker_topics(secured_broker), "asking about it created it"
+
+
+def secured_broker_topics(broker: LocalKafkaBroker) -> set[str]:
+    """The broker's topics, listed as the super user."""
+    return set(KafkaMetadata(broker.client_config()).admin.list_topics(timeout=30).topics)
