@@ -105,9 +105,12 @@ def _print_json(value: Any) -> None:
 
 
 def _admin(action: Callable[[Herder, argparse.Namespace], Any]) -> Callable[..., int]:
-    """Wrap an admin command: JSON on stdout, exit 1 with the message on stderr when refused."""
+    """Wrap an admin command: JSON on stdout, exit 1 with the message on stderr (no traceback)
+    when refused, also for a librdkafka error the herder passes on as it is."""
 
     def run(args: argparse.Namespace) -> int:
+        from confluent_kafka import KafkaException
+
         from spark_eos_connect.herder import HerderError
 
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -126,7 +129,7 @@ def _admin(action: Callable[[Herder, argparse.Namespace], Any]) -> Callable[...,
         except HerderError as error:
             print(f"eosconnect {args.command}: {error} (HTTP {error.status})", file=sys.stderr)
             return 1
-        except EosConnectError as error:
+        except (EosConnectError, KafkaException) as error:
             print(f"eosconnect {args.command}: {error}", file=sys.stderr)
             return 1
         finally:

@@ -15,7 +15,11 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from spark_eos_connect.api.sink import TopicPartition
 from spark_eos_connect.herder.errors import BadRequestError, HerderError
-from spark_eos_connect.kafka.clients import admin_client
+from spark_eos_connect.kafka.clients import (
+    KafkaAuthorizationError,
+    admin_client,
+    missing_acl,
+)
 
 
 def sink_group_id(connector: str) -> str:
@@ -32,6 +36,7 @@ class ConsumerGroups:
     """Admin operations on consumer groups of the cluster reached through `kafka`."""
 
     def __init__(self, kafka: Mapping[str, Any], timeout_s: float = 30.0) -> None:
+        self._kafka = dict(kafka)  # to name the principal when an ACL is missing
         self._admin = admin_client(kafka)
         self._timeout_s = timeout_s
 
@@ -69,7 +74,9 @@ class ConsumerGroups:
         return len(description.members or [])
 
     def alter(self, connector: str, group: str, offsets: Mapping[TopicPartition, int]) -> None:
-        """Commit `offsets` for the group; refused (400) while the group has active members."""
+        """Commit `offsets` for the group; refused (400) while the group has active members.
+
+        Without Read on the group the broker refuses each partition: the error names the ACL."""
         self.require_inactive(connector, group, "altered")
         request = [
             ConsumerGroupTopicPartitions(
@@ -88,22 +95,34 @@ class ConsumerGroups:
         except KafkaException as exc:
             if _code(exc) in (KafkaError.UNKNOWN_MEMBER_ID, KafkaError.GROUP_SUBSCRIBED_TO_TOPIC):
                 raise self._busy(connector, group, "altered") from exc
+            denied = missing_acl(exc, "Read", group, self._kafka)
+            if denied is not None:
+                raise denied from exc
             raise HerderError(
                 f"Failed to alter consumer group offsets for connector {connector}: {exc}"
             ) from exc
-        failed = [
-            f"{tp.topic}-{tp.partition}: {tp.error}"
-            for tp in result.topic_partitions or []
-            if tp.error
-        ]
+        refused = [tp for tp in result.topic_partitions or [] if tp.error]
+        denied = self._commit_denied(group, refused[0].topic, refused[0].error) if refused else None
+        if denied is not None:
+            raise denied
+        failed = [f"{tp.topic}-{tp.partition}: {tp.error}" for tp in refused]
         if failed:
             raise HerderError(
                 f"Failed to alter consumer group offsets for connector {connector}: "
                 + "; ".join(failed)
             )
 
+    def _commit_denied(
+        self, group: str, topic: str, error: KafkaError
+    ) -> KafkaAuthorizationError | None:
+        """The error naming the ACL a refused partition of a commit lacks: Read on the group,
+        or Read on `topic` when the broker refused the topic."""
+        topic_refused = error.name() == "TOPIC_AUTHORIZATION_FAILED"
+        return missing_acl(error, "Read", topic if topic_refused else group, self._kafka)
+
     def delete(self, connector: str, group: str) -> None:
-        """Delete the group (idempotent); refused (400) while it has active members."""
+        """Delete the group (idempotent); refused (400) while it has active members; without
+        Delete on the group the error names the ACL."""
         self.require_inactive(connector, group, "reset")
         future = self._admin.delete_consumer_groups([group], request_timeout=self._timeout_s)[group]
         try:
@@ -114,6 +133,9 @@ class ConsumerGroups:
                 return
             if code == KafkaError.NON_EMPTY_GROUP:
                 raise self._busy(connector, group, "reset") from exc
+            denied = missing_acl(exc, "Delete", group, self._kafka)
+            if denied is not None:
+                raise denied from exc
             raise HerderError(
                 f"Failed to reset consumer group offsets for sink connector {connector}: {exc}"
             ) from exc

@@ -251,8 +251,14 @@ class ConfigLeader:
         )
 
     def close(self) -> None:
-        """Release the producer (it stays fenced-safe: nothing is left open)."""
-        self._producer.flush(0)
+        """Release the producer (it stays fenced-safe: nothing is left open). Never raises:
+        every write already ended its transaction, so what librdkafka reports here (e.g. a
+        fatal INVALID_TXN_STATE after a refused write) only echoes the failure that write
+        raised, which callers closing in a `finally` must not have replaced."""
+        try:
+            self._producer.flush(0)
+        except Exception as exc:  # librdkafka raises fatal errors from any call (even SystemError)
+            log.debug("Closing config-topic leader %s: %s", self.transactional_id, exc)
 
     def _transaction(self, records: Iterable[Record]) -> None:
         records = list(records)

@@ -2,7 +2,8 @@
 
 Records are keyed ``status-connector-<name>`` / ``status-task-<name>-<n>`` and sent to the
 partition Java's default partitioner picks for the key, so that a Connect worker sharing the topic
-keeps every key's records in one partition, in order. Writes go through an idempotent producer.
+keeps every key's records in one partition, in order. Writes go through an idempotent producer;
+a write the broker's ACLs refuse fails naming Write on the status topic.
 """
 
 from __future__ import annotations
@@ -11,11 +12,17 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from confluent_kafka import KafkaError, KafkaException
+
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.clients import (
+    KafkaAuthorizationError,
     KafkaTimeoutError,
     admin_client,
+    describe_client,
     ensure_topic,
+    kafka_error_of,
+    missing_acl,
     partition_count,
     read_to_end,
 )
@@ -126,25 +133,64 @@ class KafkaStatusStore:
                     raise StatusStoreError(f"Status topic {self.topic!r} does not exist")
             if self._producer is None:
                 self._producer = idempotent_producer(self.kafka)
-            errors: list[str] = []
+            errors: list[KafkaError] = []
 
-            def delivered(error: Any, message: Any) -> None:
+            def delivered(error: KafkaError | None, message: Any) -> None:
                 if error is not None:
-                    errors.append(str(error))
+                    errors.append(error)
 
             key_bytes = key.encode("utf-8")
             partition = default_partition(key_bytes, self._partitions)
-            produce(
-                self._producer,
-                self.topic,
-                value,
-                key_bytes,
-                partition=partition,
-                on_delivery=delivered,
-            )
-            remaining = self._producer.flush(timeout_s)
+            try:
+                produce(
+                    self._producer,
+                    self.topic,
+                    value,
+                    key_bytes,
+                    partition=partition,
+                    on_delivery=delivered,
+                )
+                remaining = self._producer.flush(timeout_s)
+            except (KafkaException, SystemError) as exc:  # SystemError: see `_failed`
+                self._producer = None  # a fresh one next time: a fatal error leaves it unusable
+                raise self._failed(key, exc) from exc
             if remaining or errors:
-                reason = "; ".join(errors) or f"not delivered within {timeout_s:g}s"
+                denied = missing_acl(errors[0], "Write", self.topic, self.kafka) if errors else None
+                if denied is not None:
+                    raise denied
+                reason = "; ".join(map(str, errors)) or f"not delivered within {timeout_s:g}s"
                 raise StatusStoreError(
                     f"Writing {key} to status topic {self.topic!r} failed: {reason}"
                 )
+
+    def _failed(self, key: str, exc: Exception) -> EosConnectError:
+        """The error to raise when producing or flushing `key` raised `exc`.
+
+        An idempotent producer needs a producer id first; with Write on no topic at all (and no
+        IdempotentWrite on the cluster) the broker refuses it (KIP-679) and librdkafka reports a
+        fatal CLUSTER_AUTHORIZATION_FAILED, raised from `flush`, where confluent-kafka turns it
+        into the cause of a SystemError when a delivery callback runs at the same time. That
+        refusal, like a refused topic, names Write on the status topic, the README table's row."""
+        error = _kafka_error_in(exc)
+        name = error.name() if error is not None else None
+        if name == "CLUSTER_AUTHORIZATION_FAILED":
+            return KafkaAuthorizationError(
+                f"Kafka denied {describe_client(self.kafka)}: it needs Write on Topic "
+                f"{self.topic!r} (Kafka refused the status topic's idempotent producer an id, "
+                f"as it does when the principal may write no topic at all: {error})"
+            )
+        denied = missing_acl(error, "Write", self.topic, self.kafka) if error else None
+        return denied or StatusStoreError(
+            f"Writing {key} to status topic {self.topic!r} failed: {error or exc}"
+        )
+
+
+def _kafka_error_in(exc: BaseException) -> KafkaError | None:
+    """The `KafkaError` of `exc` or of the first exception in its cause/context chain."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        error = kafka_error_of(seen)
+        if error is not None:
+            return error
+        seen = seen.__cause__ or seen.__context__
+    return None

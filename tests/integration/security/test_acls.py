@@ -24,7 +24,6 @@ from spark_eos_connect.runtime.kafka_source import KafkaMetadata, parse_reader_o
 
 from .acl_table import (
     ACL_ROWS,
-    ADMIN,
     DELTA,
     PATHS,
     SINK,
@@ -115,37 +114,8 @@ def test_without_one_row_the_path_fails_early_naming_the_permission(
     assert message is not None, f"{path} ran through without {missing.key}"
     assert time.monotonic() - started < FAIL_WITHIN_S
     run.assert_nothing_committed(context, deployment)
-    gap = UNNAMED.get((path, missing.key))
-    if gap is None:
-        assert_names_the_missing_acl(message, missing, deployment.pipeline)
-    elif names_the_missing_acl(message, missing, deployment.pipeline):
-        pytest.fail(f"({path}, {missing.key}) is named now: remove it from UNNAMED")
-    else:
-        pytest.xfail(f"fails early, commits nothing, but does not name the ACL: {gap}")
+    assert_names_the_missing_acl(message, missing, deployment.pipeline)
 
-
-UNNAMED = {
-    (SINK, "topic-write"): (
-        "register_connector (runtime/sink_lifecycle.py) closes the config-topic leader in a "
-        "`finally`, and ConfigLeader.close (storage/config_store.py) re-raises librdkafka's "
-        "INVALID_TXN_STATE, hiding the ConfigWriteError that names Write on the config topic"
-    ),
-    (ADMIN, "topic-write"): (
-        "the herder's stop writes the status topic first, with an idempotent producer "
-        "(storage/status_store.py): with Write on no topic at all, librdkafka reports a fatal "
-        "'Cluster authorization failed' (InitProducerId, KIP-679) as a SystemError out of flush"
-    ),
-    (ADMIN, "sink-group-read"): (
-        "herder/consumer_groups.py's alter reports GROUP_AUTHORIZATION_FAILED per partition "
-        "without naming Read on Group 'connect-<name>'"
-    ),
-    (ADMIN, "sink-group-delete"): (
-        "herder/consumer_groups.py's delete reports GROUP_AUTHORIZATION_FAILED without naming "
-        "Delete on Group 'connect-<name>'"
-    ),
-}
-"""Rows whose removal fails the path early with nothing committed, but with an error that does
-not yet name the ACL: the fix is outside the files the ACL work may change (see each reason)."""
 
 NEEDS = re.compile(r"it needs (\w+(?: and \w+)*) on (\w+) '([^']*)'")
 

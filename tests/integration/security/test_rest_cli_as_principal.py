@@ -2,7 +2,8 @@
 SASL_SSL, with the password given by reference (`-X 'sasl.password=${file:...}'`) and the
 bootstrap servers by `${env:...}`: both resolve their own Kafka settings, stop connectors and
 get, alter and reset source and sink offsets; the secret is in none of their output or logs.
-Without a row the CLI exits 1 naming the ACL; a bad reference exits 2 naming it, not the value.
+Without a row the CLI exits 1 naming the ACL (no traceback) and changes nothing; a bad reference
+exits 2 naming it, not the value.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
+from spark_eos_connect.herder import Herder
 from spark_eos_connect.kafka.broker import LocalKafkaBroker, free_port
 from spark_eos_connect.processes import terminate
 from spark_eos_connect.testing import wait_for
@@ -35,6 +37,7 @@ from .paths import (
     principal_with,
     sink_offsets_body,
 )
+from .paths import settings as worker_settings
 
 pytestmark = SECURITY_MARKS
 
@@ -153,29 +156,83 @@ def test_the_cli_runs_as_the_principal_with_its_password_by_reference(
         assert settings.principal.password not in text
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A CLI command refused for want of one README row, and the ACL its error must name."""
+
+    first: Callable[[Deployment], list[list[str]]]
+    """Commands that must go through before it (stopping the connector)."""
+    command: Callable[[Deployment], list[str]]
+    needs: Callable[[Deployment], str]
+    """The text naming the missing ACL."""
+
+
+REFUSALS = {
+    "offsets-transactional-id": Refusal(
+        lambda d: [["stop", d.connector]],
+        lambda d: ["offsets", "alter", d.connector, "--offsets", json.dumps(SOURCE_OFFSETS_BODY)],
+        lambda d: (
+            f"it needs Write and Describe on TransactionalId '{d.pipeline.group_id}-{d.connector}'"
+        ),
+    ),
+    "topic-write": Refusal(
+        lambda d: [],
+        lambda d: ["stop", d.connector],
+        lambda d: f"it needs Write on Topic '{d.status_topic}'",
+    ),
+    "sink-group-read": Refusal(
+        lambda d: [["stop", d.sink_connector]],
+        lambda d: [
+            *["offsets", "alter", d.sink_connector],
+            *["--offsets", json.dumps(sink_offsets_body(d))],
+        ],
+        lambda d: f"it needs Read on Group 'connect-{d.sink_connector}'",
+    ),
+    "sink-group-delete": Refusal(
+        lambda d: [["stop", d.sink_connector]],
+        lambda d: ["offsets", "reset", d.sink_connector],
+        lambda d: f"it needs Delete on Group 'connect-{d.sink_connector}'",
+    ),
+}
+
+
+def connector_states(broker: LocalKafkaBroker, deployment: Deployment) -> dict[str, Any]:
+    """Each connector's status and target state, read as the super user."""
+    herder = Herder(broker.client_config(), worker_settings(deployment)).start()
+    try:
+        snapshot = herder.configs.read_to_end()
+        return {
+            name: (herder.status(name), snapshot.target_state(name))
+            for name in (deployment.connector, deployment.sink_connector)
+        }
+    finally:
+        herder.close()
+
+
+@pytest.mark.parametrize("leave_out", sorted(REFUSALS))
 def test_without_a_row_the_cli_exits_1_naming_the_acl_and_changes_nothing(
     secured_broker: LocalKafkaBroker,
     principal_factory: Callable[[str], Principal],
     deployment: Deployment,
     tmp_path: Path,
+    leave_out: str,
 ) -> None:
-    principal = admin_principal(
-        secured_broker, principal_factory, deployment, "offsets-transactional-id"
-    )
+    refusal = REFUSALS[leave_out]
+    principal = admin_principal(secured_broker, principal_factory, deployment, leave_out)
     settings = by_reference(principal, tmp_path)
-    source = deployment.connector
-    assert eosconnect(settings, deployment, "stop", source).returncode == 0
+    for command in refusal.first(deployment):
+        done = eosconnect(settings, deployment, *command)
+        assert done.returncode == 0, (command, done.stderr[-3000:])
+    before = connector_states(secured_broker, deployment)
 
-    body = json.dumps(SOURCE_OFFSETS_BODY)
-    refused = eosconnect(settings, deployment, "offsets", "alter", source, "--offsets", body)
+    refused = eosconnect(settings, deployment, *refusal.command(deployment))
 
     assert refused.returncode == 1, refused.stderr[-3000:]
-    transactional_id = f"{deployment.pipeline.group_id}-{source}"
-    assert f"it needs Write and Describe on TransactionalId '{transactional_id}'" in (
-        refused.stderr
-    )
+    assert refusal.needs(deployment) in refused.stderr, refused.stderr[-3000:]
+    assert "Traceback" not in refused.stderr, refused.stderr[-3000:]
     assert principal.password not in refused.stdout + refused.stderr
     assert offsets_now(secured_broker, deployment, tmp_path) == {"source": [], "sink": []}
+    assert connector_states(secured_broker, deployment) == before
 
 
 @pytest.mark.parametrize("command", [("offsets", "get", "any"), ("rest",)], ids=["cli", "rest"])
