@@ -16,6 +16,7 @@ from spark_eos_connect.runtime.faults import arm_driver_group
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.jobs import (
     add_common_arguments,
+    job_kafka_client,
     job_session,
     kafka_for_job,
     key_value,
@@ -58,15 +59,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def abort_open_transactions(kafka: dict[str, str], options: dict[str, str]) -> None:
-    """Fence every task's transactional id, which aborts whatever transaction is still open."""
+def abort_open_transactions(client: dict[str, str], options: dict[str, str]) -> None:
+    """Fence every task's transactional id, which aborts whatever transaction is still open
+    (`client`: the resolved settings `job_kafka_client(options)` returns)."""
     from spark_eos_connect.kafka.producers import fence_transactional_id
     from spark_eos_connect.runtime.framework_config import parse_source_pipeline
 
     config = parse_source_pipeline(options)
     if not config.exactly_once:
         return
-    client = {k.removeprefix("kafka."): v for k, v in kafka.items()}
     for task in range(config.tasks_max):
         fence_transactional_id(client, config.task_transactional_id(task))
 
@@ -89,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             **options_dict(args.option),
             **kafka,
         }
+        client = job_kafka_client(options)  # a bad reference fails here, before any write
         stream = spark.readStream.format("eosconnect").options(**options).load()
         query = (
             stream.writeStream.format("eosconnect")
@@ -102,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             # A batch interrupted by the stop may have left a transaction open: abort it now
             # rather than when the broker's transaction timeout expires.
-            abort_open_transactions(kafka, options)
+            abort_open_transactions(client, options)
             spark.stop()
     return 0
 

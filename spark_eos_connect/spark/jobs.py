@@ -10,7 +10,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -128,6 +128,22 @@ def kafka_for_job(bootstrap_servers: str | None, plan: SessionPlan | None = None
     with LocalKafkaBroker() as broker:
         print(f"started embedded broker: bootstrap.servers={broker.bootstrap_servers}", flush=True)
         yield broker.bootstrap_servers
+
+
+def job_kafka_client(options: Mapping[str, Any]) -> dict[str, str]:
+    """The librdkafka settings of a job's own Kafka clients (creating its topic, fencing on
+    SIGTERM): the `kafka.`-prefixed `options` of the stage they serve, with their
+    `${provider:[path:]key}` references resolved as the driver resolves that stage's (the
+    providers its `config.providers*` options name; env, file and directory if none).
+
+    The values are for the clients only: never print or log them. A reference that cannot be
+    resolved is a ConfigError naming the option and the reference, never a value."""
+    from spark_eos_connect.runtime.config_references import ConfigProviders
+    from spark_eos_connect.runtime.framework_config import split_options
+
+    rest, kafka = split_options(options)
+    resolved: dict[str, str] = ConfigProviders.from_options(rest).resolve(kafka, prefix="kafka.")
+    return resolved
 
 
 def stop_on_sigterm(query: Any) -> threading.Event:

@@ -1,6 +1,8 @@
-"""`spark-submit jobs/end_to_end.py` against the SASL_SSL broker, the client settings passed as
-`--kafka` options, as a principal granted exactly the README's source and Delta rows: the
-generator's records reach Delta exactly once, and the password is in none of its output."""
+"""The jobs against the SASL_SSL broker, the client settings passed as `--kafka` options with the
+password by reference (`${file:...}`), each as a principal granted exactly its README rows:
+`spark-submit jobs/end_to_end.py` (its own client creates the topic) brings the generator's
+records to Delta exactly once, and `jobs/source_to_kafka.py` fences its tasks' transactional ids
+when it stops; each job resolves the reference itself and the password is in none of its output."""
 
 from __future__ import annotations
 
@@ -10,22 +12,36 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from spark_eos_connect.connectors.generator import expected_records
 from spark_eos_connect.kafka.broker import LocalKafkaBroker
+from spark_eos_connect.kafka.clients import read_to_end
 
 from .acl_table import DELTA, SOURCE, grants, rows_for
 from .conftest import SECURITY_MARKS, Principal
-from .paths import make_deployment, principal_with
+from .paths import RECORDS, SEED, committed, make_deployment, principal_with
 
 pytestmark = SECURITY_MARKS
 
 REPO = Path(__file__).resolve().parents[3]
 TASKS, RECORDS_PER_TASK = 2, 500
+PASSWORD_KEY = "kafka.password"
 
 
 def key_values(flag: str, settings: dict[str, str]) -> list[str]:
     """`flag key=value` for each setting."""
     return [part for key, value in settings.items() for part in (flag, f"{key}={value}")]
+
+
+def client_by_reference(principal: Principal, folder: Path) -> tuple[str, dict[str, str]]:
+    """(bootstrap servers, the other client settings) of `principal`, its password replaced by
+    a `${file:...}` reference to a properties file written in `folder`."""
+    secrets = folder / "kafka-secrets.properties"
+    secrets.write_text(f"{PASSWORD_KEY}={principal.password}\n")
+    client = dict(principal.config)
+    client["sasl.password"] = f"${{file:{secrets}:{PASSWORD_KEY}}}"
+    return client.pop("bootstrap.servers"), client
 
 
 def test_end_to_end_job_over_sasl_ssl_as_a_least_privilege_principal(
@@ -43,8 +59,7 @@ def test_end_to_end_job_over_sasl_ssl_as_a_least_privilege_principal(
     )
     rows = {*rows_for(SOURCE), *rows_for(DELTA)}
     principal = principal_with(secured_broker, principal_factory, grants(pipeline, rows))
-    client = dict(principal.config)
-    bootstrap = client.pop("bootstrap.servers")
+    bootstrap, client = client_by_reference(principal, tmp_path)
     worker = deployment.worker_options()
     spark_submit = Path(sys.executable).parent / "spark-submit"  # installed by pyspark
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
@@ -62,3 +77,44 @@ def test_end_to_end_job_over_sasl_ssl_as_a_least_privilege_principal(
     verification = f"source records {records}, Delta rows {records}, duplicates 0, missing 0"
     assert f"verification: {verification}" in result.stdout
     assert principal.password not in result.stdout + result.stderr
+
+
+def test_source_to_kafka_job_fences_its_tasks_with_the_password_by_reference(
+    secured_broker: LocalKafkaBroker,
+    principal_factory: Callable[[str], Principal],
+    run_job: Callable[..., subprocess.CompletedProcess[str]],
+    tmp_path: Path,
+) -> None:
+    """The job fences every task's transactional id after its query stops, with its own
+    producer: with an unresolved `${file:...}` password that producer is refused and the job
+    fails; resolved, the job exits 0 with each record committed once."""
+    deployment = make_deployment(secured_broker)
+    principal = principal_with(
+        secured_broker, principal_factory, grants(deployment.pipeline, rows_for(SOURCE))
+    )
+    bootstrap, client = client_by_reference(principal, tmp_path)
+    options = {
+        "topic": deployment.topic,
+        "seed": str(SEED),
+        "max.records": str(RECORDS),
+        **deployment.worker_options(),
+    }
+    argv = ["--name", deployment.connector, "--connector-class", "Generator"]
+    argv += [*key_values("--option", options), *key_values("--kafka", client)]
+    argv += ["--bootstrap-servers", bootstrap, "--checkpoint", str(tmp_path / "checkpoint")]
+    argv += ["--until-idle", "--timeout", "240"]
+
+    result = run_job("source_to_kafka.py", *argv)
+
+    assert result.returncode == 0, (result.stdout[-2000:], result.stderr[-3000:])
+    assert committed(secured_broker, deployment.topic) == expected_records(SEED, 0, 0, RECORDS)
+    assert_no_open_transaction(secured_broker, deployment.topic)
+    assert principal.password not in result.stdout + result.stderr
+
+
+def assert_no_open_transaction(broker: LocalKafkaBroker, topic: str) -> None:
+    """Reading `topic` up to its high watermark finishes only if no transaction is open."""
+    records: list[Any] = read_to_end(
+        broker.client_config(), [topic], wait_for_open_transactions=True, timeout_s=20
+    )
+    assert len(records) == RECORDS
