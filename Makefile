@@ -22,7 +22,7 @@ $(EOSCONNECT_JARS_DIR)/.fetched: $(VENV)/.installed $(wildcard spark_eos_connect
 
 setup: $(VENV)/.installed $(EOSCONNECT_JARS_DIR)/.fetched ## venv, Python packages, Kafka and Delta jars (idempotent)
 
-jars: $(EOSCONNECT_JARS_DIR)/.fetched ## fetch the Kafka broker and Delta jars from Maven Central
+jars: $(EOSCONNECT_JARS_DIR)/.fetched ## fetch the Kafka broker, Kafka Connect and Delta jars from Maven Central
 
 demo: setup ## start a local broker and run the demo job end to end
 	$(PY) jobs/demo.py

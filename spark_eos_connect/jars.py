@@ -20,13 +20,15 @@ from spark_eos_connect.errors import SetupError
 BUNDLES: dict[str, list[str]] = {
     "kafka": ["-DincludeScope=runtime"],
     "delta": ["-DexcludeTransitive=true"],
-}
-LAZY_BUNDLES: dict[str, list[str]] = {
     "connect": ["-DincludeScope=runtime"],
+}
+"""Fetched by `main()` (`make setup`): the broker, Delta, and Kafka Connect (the tests compare
+the project's converters, transforms, REST API and records with Connect's own)."""
+LAZY_BUNDLES: dict[str, list[str]] = {
     "spark-kafka": ["-DexcludeTransitive=true"],
 }
-"""Bundles only `make bench` needs (a Kafka Connect worker, Spark's Kafka source): fetched on
-first use by `ensure_jars`, never by `main()` (`make setup`, `make test`)."""
+"""Bundles only `make bench` needs (Spark's Kafka source): fetched on first use by
+`ensure_jars`, never by `main()`."""
 _MARKER = ".complete"
 
 

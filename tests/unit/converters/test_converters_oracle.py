@@ -9,8 +9,6 @@ import datetime as dt
 import decimal
 import json
 import math
-import os
-import shutil
 import struct
 import subprocess
 from collections.abc import Iterator, Mapping
@@ -31,27 +29,15 @@ from spark_eos_connect.api.data import (
     Type,
 )
 from spark_eos_connect.converters import make_converter, make_header_converter
-from spark_eos_connect.jars import cache_root
+from spark_eos_connect.jars import ensure_jars
 
 ORACLE = Path(__file__).parent / "oracle" / "ConverterOracle.java"
-REPO = Path(__file__).resolve().parents[3]
 
 JSON = "org.apache.kafka.connect.json.JsonConverter"
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter"
 HEADER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 NUMBERS = "org.apache.kafka.connect.converters."
-
-
-def connect_jars() -> Path | None:
-    """The folder of Connect's jars (`make jars`), wherever `jars.py` would put it."""
-    candidates = [cache_root() / "connect", REPO / ".jars" / "connect"]
-    if os.environ.get("EOSCONNECT_JARS_DIR"):
-        candidates = candidates[:1]
-    for folder in candidates:
-        if any(folder.glob("connect-json-*.jar")):
-            return folder
-    return None
 
 
 class Oracle:
@@ -90,12 +76,7 @@ class Oracle:
 
 @pytest.fixture(scope="module")
 def oracle() -> Iterator[Oracle]:
-    jars = connect_jars()
-    if jars is None:
-        pytest.skip("Kafka Connect's jars are missing: run `make jars` (or make setup)")
-    if shutil.which("java") is None:
-        pytest.skip("java is not installed")
-    running = Oracle(jars)
+    running = Oracle(ensure_jars("connect"))  # make setup fetched them; fetched here otherwise
     yield running
     running.close()
 

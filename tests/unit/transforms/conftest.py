@@ -37,7 +37,7 @@ from spark_eos_connect.api.data import (
 )
 from spark_eos_connect.converters import ConverterType, JsonConverter
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.jars import cache_root
+from spark_eos_connect.jars import ensure_jars
 from spark_eos_connect.transforms import ConnectRecord, Header, parse_transform_chain
 from spark_eos_connect.transforms._hashmap import JavaHashMap
 from spark_eos_connect.transforms._jnumbers import (
@@ -152,13 +152,6 @@ def from_envelope(envelope: Mapping[str, Any] | None) -> tuple[Schema | None, An
 
 
 # --- running both sides ------------------------------------------------------------------------
-
-
-def connect_jars_dir() -> Path:
-    """Where the Kafka Connect jars are (the lazy `connect` bundle)."""
-    configured = os.environ.get("EOSCONNECT_JARS_DIR")
-    root = Path(configured).expanduser().resolve() if configured else cache_root()
-    return root / "connect"
 
 
 class Oracle:
@@ -306,14 +299,8 @@ class Differential:
 
 @pytest.fixture(scope="module")
 def oracle() -> Iterator[Oracle]:
-    """Connect's SMTs in one JVM for the whole test module (skipped without the jars)."""
-    jars = connect_jars_dir()
-    if not (jars.is_dir() and any(jars.glob("connect-transforms-*.jar"))):
-        pytest.skip(
-            f"Kafka Connect jars not found in {jars}: fetch them once with "
-            "python -c 'from spark_eos_connect.jars import ensure_jars; ensure_jars(\"connect\")'"
-        )
-    running = Oracle(jars)
+    """Connect's SMTs in one JVM for the whole test module (jars from `make setup`)."""
+    running = Oracle(ensure_jars("connect"))
     try:
         yield running
     finally:
