@@ -21,3 +21,11 @@ class SetupError(EosConnectError, RuntimeError):
 
 class DataError(EosConnectError, ValueError):
     """A value does not match its schema (Connect's `DataException`); the message says where."""
+
+
+class RetriableError(EosConnectError):
+    """A failure that may succeed if tried again (Connect's `RetriableException`).
+
+    A transformation or converter raising it is retried within `errors.retry.timeout`; any other
+    error fails the record at once.
+    """

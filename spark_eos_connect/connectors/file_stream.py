@@ -24,6 +24,7 @@ from spark_eos_connect.api.config import (
     NonEmptyString,
     Range,
 )
+from spark_eos_connect.api.data import Schema
 from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask, TopicPartition
 from spark_eos_connect.api.source import (
     ExactlyOnceSupport,
@@ -193,7 +194,8 @@ class FileStreamSourceConnector(SourceConnector):
 
 
 class FileStreamSourceTask(SourceTask):
-    """Emits each complete line of the file as a str value, resuming from the stored position.
+    """Emits each complete line of the file as a str value (schema STRING, as Connect's task
+    declares), resuming from the stored position.
 
     The file is read in blocks; the complete lines of a block are decoded and split at once
     and handed out `batch.size` at a time, and a partial last line waits for the next read.
@@ -279,6 +281,8 @@ class FileStreamSourceTask(SourceTask):
                 repeat(None),
                 repeat(()),
                 repeat(timestamp),
+                repeat(None),
+                repeat(Schema.STRING),  # Connect's task declares a string value schema too
             )
         )
 

@@ -1,4 +1,4 @@
-"""Connect's error handling for sinks: `errors.tolerance` and the dead letter queue (DLQ).
+"""Connect's error handling: `errors.tolerance`, retries, logging, and the sinks' dead letter queue.
 
 A record that fails (converter, put) either stops the query with a message naming its topic,
 partition and offset (`errors.tolerance=none`), or is skipped and, when
@@ -7,12 +7,17 @@ headers and timestamp plus, with `errors.deadletterqueue.context.headers.enable=
 `__connect.errors.*` context headers (names and UTF-8 string values as Connect's
 DeadLetterQueueReporter writes them). DLQ writes are at least once, as in Connect.
 Used on executors (sink tasks) and on the driver (Delta sink).
+
+Source connectors share the policy (`ErrorPolicy.for_source`, options `SOURCE_ERRORS_CONFIG`):
+tolerance, `errors.retry.timeout`/`errors.retry.delay.max.ms` and logging, but no DLQ, as in
+Connect (`runtime.source_conversion` applies it).
 """
 
 from __future__ import annotations
 
 import enum
 import logging
+import random
 import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,7 +27,7 @@ from confluent_kafka import KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from spark_eos_connect.api.config import ConfigDef, ConfigType, Range, ValidString
-from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.errors import EosConnectError, RetriableError
 from spark_eos_connect.kafka.producers import idempotent_producer, produce
 
 log = logging.getLogger(__name__)
@@ -33,6 +38,9 @@ DLQ_REPLICATION = "errors.deadletterqueue.topic.replication.factor"
 DLQ_CONTEXT_HEADERS = "errors.deadletterqueue.context.headers.enable"
 LOG_ENABLE = "errors.log.enable"
 LOG_INCLUDE_MESSAGES = "errors.log.include.messages"
+RETRY_TIMEOUT = "errors.retry.timeout"
+RETRY_MAX_DELAY = "errors.retry.delay.max.ms"
+DLQ_PREFIX = "errors.deadletterqueue."
 
 ERRORS_CONFIG = (
     ConfigDef()
@@ -79,6 +87,38 @@ ERRORS_CONFIG = (
     )
 )
 
+SOURCE_ERRORS_CONFIG = (
+    ConfigDef()
+    .define(
+        TOLERANCE,
+        ConfigType.STRING,
+        "none",
+        ValidString.one_of("none", "all", case_insensitive=True),
+        "medium",
+        "For failures in transforms and converters: `none` fails the task (nothing of its open "
+        "transaction is committed); `all` skips the record, whose source offset still commits.",
+    )
+    .define(
+        RETRY_TIMEOUT,
+        ConfigType.LONG,
+        0,
+        Range.at_least(-1),
+        "medium",
+        "How long (ms) a transform or converter raising `RetriableError` is tried again; 0: "
+        "never, -1: without end. Other errors are never retried.",
+    )
+    .define(
+        RETRY_MAX_DELAY,
+        ConfigType.LONG,
+        60000,
+        Range.at_least(0),
+        "medium",
+        "The longest wait (ms) between two tries; waits double from 300 ms up to it, then are "
+        "random below it.",
+    )
+).merge(ConfigDef(ERRORS_CONFIG.keys[name] for name in (LOG_ENABLE, LOG_INCLUDE_MESSAGES)))
+"""The source side's `errors.*` options: Connect's, without the dead letter queue."""
+
 HEADER_PREFIX = "__connect.errors."
 HEADER_TOPIC = HEADER_PREFIX + "topic"
 HEADER_PARTITION = HEADER_PREFIX + "partition"
@@ -113,6 +153,9 @@ class ErrorPolicy:
     context_headers: bool = False
     log_errors: bool = False
     log_messages: bool = False
+    retry_timeout_ms: int = 0
+    """How long a `RetriableError` is retried (-1: without end); sources only so far."""
+    retry_max_delay_ms: int = 60000
 
     @staticmethod
     def from_options(connector: str, options: Mapping[str, Any]) -> ErrorPolicy:
@@ -127,6 +170,54 @@ class ErrorPolicy:
             log_errors=values[LOG_ENABLE],
             log_messages=values[LOG_INCLUDE_MESSAGES],
         )
+
+    @staticmethod
+    def for_source(connector: str, options: Mapping[str, Any]) -> ErrorPolicy:
+        """Parse a source connector's `errors.*` options (`SOURCE_ERRORS_CONFIG`)."""
+        values = SOURCE_ERRORS_CONFIG.parse(options)
+        return ErrorPolicy(
+            connector=connector,
+            tolerate_all=values[TOLERANCE].lower() == "all",
+            log_errors=values[LOG_ENABLE],
+            log_messages=values[LOG_INCLUDE_MESSAGES],
+            retry_timeout_ms=values[RETRY_TIMEOUT],
+            retry_max_delay_ms=values[RETRY_MAX_DELAY],
+        )
+
+
+RETRY_MIN_DELAY_MS = 300
+"""The first wait between two tries (Connect's `RETRIES_DELAY_MIN_MS`)."""
+
+
+def is_retriable(error: BaseException) -> bool:
+    """Whether `error`, or the error a stage wrapped (`__cause__`), is a `RetriableError`."""
+    return isinstance(error, RetriableError) or isinstance(error.__cause__, RetriableError)
+
+
+def retry_delay_ms(
+    policy: ErrorPolicy, attempt: int, remaining_ms: float, rng: random.Random | None = None
+) -> float:
+    """The wait after failed try number `attempt` (1, 2, ...), as Connect's backoff: 300 ms
+    doubling per try, random below `errors.retry.delay.max.ms` once past it, never beyond the
+    retry deadline (`remaining_ms` left; infinite when the timeout is -1)."""
+    delay: float = RETRY_MIN_DELAY_MS << min(attempt - 1, 40)
+    if delay > policy.retry_max_delay_ms:
+        delay = (rng or random).random() * policy.retry_max_delay_ms
+    return max(0.0, min(delay, remaining_ms))
+
+
+def source_dlq_problems(options: Mapping[str, Any]) -> dict[str, list[str]]:
+    """One problem per `errors.deadletterqueue.*` option: sources have no dead letter queue."""
+    return {
+        name: [
+            f"{name} is not supported on a source connector: as in Kafka Connect, only sink "
+            "connectors have a dead letter queue (a source record that fails in a transform or "
+            "converter was never a Kafka record to forward). Use errors.tolerance=all with "
+            "errors.log.enable=true to skip and log such records"
+        ]
+        for name in sorted(options)
+        if name.startswith(DLQ_PREFIX)
+    }
 
 
 @dataclass(frozen=True)

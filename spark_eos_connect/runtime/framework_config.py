@@ -5,7 +5,8 @@ are defined in lower case here (`maxRecordsPerTrigger` arrives as `maxrecordsper
 `config.providers*` options name the config providers (worker-level, as in Connect); values may
 hold `${provider:[path:]key}` references (`runtime.config_references`), kept as they are here
 and resolved where they are used. Everything else that is not `kafka.`-prefixed belongs to the
-connector.
+connector, including Connect's converter, `transforms`/`predicates` and `errors.*` options,
+which the source pipeline also reads (`runtime.source_conversion`), as a Connect worker does.
 """
 
 from __future__ import annotations
@@ -14,13 +15,32 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from spark_eos_connect.api.config import ConfigDef, ConfigType, NonEmptyString, Range, ValidString
+from spark_eos_connect.api.config import (
+    ConfigDef,
+    ConfigType,
+    InvalidConfigError,
+    NonEmptyString,
+    Range,
+    ValidString,
+)
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.runtime.config_references import (
     ConfigProviders,
     has_reference,
     is_provider_option,
 )
+from spark_eos_connect.runtime.connect_options import (
+    alias_case_problems,
+    refused_option_problems,
+    restore_alias_case,
+)
+from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
+from spark_eos_connect.runtime.source_conversion import (
+    CONVERTER_OPTIONS,
+    conversion_option_names,
+    parse_record_conversion,
+)
+from spark_eos_connect.runtime.source_plan import RecordConversion
 
 KAFKA_PREFIX = "kafka."
 
@@ -178,6 +198,8 @@ class SourcePipelineConfig:
     connector_props: dict[str, str] = field(default_factory=dict)
     providers: ConfigProviders = field(default_factory=ConfigProviders)
     """The config providers; `kafka` and `connector_props` hold references unresolved."""
+    conversion: RecordConversion | None = None
+    """Converters, transforms and `errors.*` of the records; None: records go as they are."""
 
     @property
     def primary_offsets_topic(self) -> str:
@@ -222,12 +244,18 @@ def parse_source_pipeline(options: Mapping[str, Any]) -> SourcePipelineConfig:
             "<group.id>-<connector>-<task> so that zombie tasks are fenced"
         )
     providers = ConfigProviders.from_options(rest)
-    rest = {k: v for k, v in rest.items() if not is_provider_option(k)}
+    rest = restore_alias_case({k: v for k, v in rest.items() if not is_provider_option(k)})
+    problems = {**alias_case_problems(rest), **refused_option_problems(rest)}
+    if problems:
+        raise InvalidConfigError(problems)
     values = parse_framework_values(rest, providers)
     connector_props = {k: str(v) for k, v in rest.items() if k not in FRAMEWORK_CONFIG}
     for key in ("name", "connector.class", "tasks.max"):  # references stay references
         raw = rest.get(key)
         connector_props[key] = str(raw) if has_reference(raw) else str(values[key])
+    conversion = parse_record_conversion(
+        values["name"], connector_props, providers.resolve(record_options(connector_props))
+    )
     return SourcePipelineConfig(
         name=values["name"],
         connector_class=values["connector.class"],
@@ -247,7 +275,14 @@ def parse_source_pipeline(options: Mapping[str, Any]) -> SourcePipelineConfig:
         kafka=kafka,
         connector_props=connector_props,
         providers=providers,
+        conversion=conversion,
     )
+
+
+def record_options(props: Mapping[str, Any]) -> dict[str, Any]:
+    """The options that decide how records are converted: converters, chain, `errors.*`."""
+    names = {*conversion_option_names(props), *CONVERTER_OPTIONS, *SOURCE_ERRORS_CONFIG.names()}
+    return {k: v for k, v in props.items() if k in names}
 
 
 def parse_framework_values(rest: Mapping[str, Any], providers: ConfigProviders) -> dict[str, Any]:

@@ -60,6 +60,7 @@ from spark_eos_connect.runtime.generations import (
     task_startup_problem,
 )
 from spark_eos_connect.runtime.records import committed_rows, to_bytes
+from spark_eos_connect.runtime.source_conversion import RecordPreparer, last_offsets
 from spark_eos_connect.runtime.source_plan import SourceTaskPlan
 from spark_eos_connect.storage.config_store import KafkaConfigStore
 from spark_eos_connect.storage.offsets import OffsetsTopicView, offset_messages
@@ -135,6 +136,7 @@ def same_generation(a: SourceTaskPlan, b: SourceTaskPlan) -> bool:
         and a.transaction_boundary == b.transaction_boundary
         and a.offsets_topic == b.offsets_topic
         and a.generation_commit_offset == b.generation_commit_offset
+        and a.conversion == b.conversion
     )
 
 
@@ -159,6 +161,7 @@ class LiveSourceTask:
         self.task: SourceTask | None = None
         self._transactions: TransactionContext | None = None
         self._wants_record_callbacks = False
+        self._preparer: RecordPreparer | None = None
         self.producer: Producer | None = None
         self._mirror_producer: Producer | None = None
         self._config_store: KafkaConfigStore | None = None
@@ -169,7 +172,7 @@ class LiveSourceTask:
         self._verified = False
         self._pending_offsets: dict[str, tuple[SourcePartition, SourceOffset]] = {}
         self._rows: tuple[list[str], list[int], list[int]] = ([], [], [])
-        self._acknowledged: list[tuple[SourceRecord, RecordMetadata]] = []
+        self._acknowledged: list[tuple[SourceRecord, RecordMetadata | None]] = []
         self._errors: list[str] = []
         self._ready_rows: list[pa.RecordBatch] = []
         self.batches = 0
@@ -281,6 +284,12 @@ class LiveSourceTask:
 
     def _start(self, plan: SourceTaskPlan) -> bool:
         config = plan.providers.resolve(plan.task_config)  # before any client is built
+        if plan.conversion is not None and self._preparer is None:
+            self._preparer = RecordPreparer(
+                plan.conversion,
+                plan.providers.resolve(plan.conversion.options),
+                f"{plan.connector}-{plan.task}",
+            )
         if plan.config_topic:
             self._config_store = KafkaConfigStore(self._clients, plan.config_topic, plan.group_id)
             if not self._check_generation(self._config_store, plan):
@@ -383,6 +392,9 @@ class LiveSourceTask:
 
     def _hand_over(self, records: list[SourceRecord]) -> None:
         """Produce `records` and remember the last offset of each source partition."""
+        if self._preparer is not None:
+            self._hand_over_prepared(records, self._preparer)
+            return
         producer = self.producer
         assert producer is not None
         produce_one = producer.produce
@@ -413,6 +425,38 @@ class LiveSourceTask:
             assert record.source_partition is not None
             key = partition_key(record.source_partition)
             self._pending_offsets[key] = (record.source_partition, record.source_offset)
+        producer.poll(0)
+
+    def _hand_over_prepared(self, records: list[SourceRecord], preparer: RecordPreparer) -> None:
+        """Produce what the chain and converters make of `records`. A dropped record (filtered,
+        or a tolerated failure) still moves its source offset, and the task's `commit_record`
+        gets it with no metadata: after the commit in exactly-once mode, at once otherwise, as
+        Connect's worker tasks do."""
+        producer = self.producer
+        assert producer is not None and self.task is not None
+        prepared = preparer.prepare(records)
+        callbacks = self._wants_record_callbacks
+        for index, topic, partition, key, value, headers, timestamp in prepared.ready:
+            if topic not in self._allowed:
+                self._allow(topic)
+            extra: dict[str, Any] = {}
+            if partition is not None:
+                extra["partition"] = partition
+            if headers:
+                extra["headers"] = headers
+            if timestamp:
+                extra["timestamp"] = timestamp
+            if callbacks:
+                extra["on_delivery"] = functools.partial(self._delivered_record, records[index])
+            produce(producer, topic, value, key, **extra)
+        if callbacks:
+            for index in prepared.dropped:
+                if self.plan.exactly_once:
+                    self._acknowledged.append((records[index], None))
+                else:
+                    self.task.commit_record(records[index], None)
+        for partition_, offset in last_offsets(records):
+            self._pending_offsets[partition_key(partition_)] = (partition_, offset)
         producer.poll(0)
 
     def _produce_with_extras(
@@ -648,6 +692,8 @@ class LiveSourceTask:
             except KafkaException as error:
                 log.info("aborting the open transaction on close failed: %s", error)
         self._in_transaction = False
+        if self._preparer is not None:
+            self._preparer.close()
         if self.task is not None:
             try:
                 self.task.stop()

@@ -331,6 +331,7 @@ class SourceCoordinator:
                 status_topic=config.status_topic,
                 generation_commit_offset=self.generation_commit_offset,
                 providers=config.providers,
+                conversion=config.conversion,
             )
             for task, task_config in enumerate(self.task_configs)
         ]

@@ -11,8 +11,25 @@ from pathlib import Path
 from typing import Any
 
 from spark_eos_connect.runtime.config_references import ConfigProviders
+from spark_eos_connect.runtime.errors_dlq import ErrorPolicy
 
 SPOOL_ENV = "EOSCONNECT_SPOOL_DIR"
+
+
+@dataclass(frozen=True)
+class RecordConversion:
+    """The connector's converters, transforms and `errors.*` policy (driver → task host).
+
+    `options` holds every `<key|value|header>.converter.<option>`, `transforms`, `predicates`
+    and their `<alias>.<option>`s, references unresolved; a converter left None keeps the
+    default (bytes as is, str as UTF-8, other values as JSON).
+    """
+
+    key_converter: str | None = None
+    value_converter: str | None = None
+    header_converter: str | None = None
+    options: dict[str, str] = field(default_factory=dict)
+    errors: ErrorPolicy = field(default_factory=lambda: ErrorPolicy(""))
 
 
 @dataclass(frozen=True)
@@ -42,6 +59,8 @@ class SourceTaskPlan:
     extra: dict[str, Any] = field(default_factory=dict)
     providers: ConfigProviders = field(default_factory=ConfigProviders)
     """Resolve `task_config` and the Kafka settings with these on the task's host."""
+    conversion: RecordConversion | None = None
+    """None: records go to Kafka as they are (the default, and the fast path)."""
 
 
 def spool_dir() -> Path:
