@@ -3,10 +3,15 @@
 Reading: `topics`/`topics.regex` without a source `connector.class` reads Kafka topics; otherwise
 a source connector's records. Writing: a sink `connector.class` runs a sink connector's tasks;
 otherwise the rows of a source connector are written to Kafka exactly once.
+
+A source connector's whole config is checked when the stream is defined (`load()` asks for the
+schema): every problem is raised at once, before anything is written
+(`runtime.source_validation`), and options nothing reads are logged as warnings.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,8 +19,11 @@ from pyspark.sql.datasource import DataSource, DataSourceStreamReader, DataSourc
 from pyspark.sql.types import StructType
 
 from spark_eos_connect import DATA_SOURCE_NAME
+from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.runtime.kafka_source import KAFKA_ROW_DDL, is_kafka_read
 from spark_eos_connect.runtime.records import COMMITTED_ROW_DDL
+
+log = logging.getLogger(__name__)
 
 
 def connector_kind(options: Mapping[str, Any]) -> str | None:
@@ -26,6 +34,14 @@ def connector_kind(options: Mapping[str, Any]) -> str | None:
     from spark_eos_connect.connectors.registry import connector_type, resolve_connector_class
 
     return connector_type(resolve_connector_class(str(name)))
+
+
+def _kind_or_none(options: Mapping[str, Any]) -> str | None:
+    """`connector_kind`, or "unknown" when the class cannot be resolved (validation says why)."""
+    try:
+        return connector_kind(options)
+    except EosConnectError:
+        return "unknown"
 
 
 def reads_kafka(options: Mapping[str, Any]) -> bool:
@@ -41,8 +57,16 @@ class EosConnectDataSource(DataSource):
         return DATA_SOURCE_NAME
 
     def schema(self) -> str:
-        """Kafka records (`topics` given) or a source connector's committed records."""
-        return KAFKA_ROW_DDL if reads_kafka(self.options) else COMMITTED_ROW_DDL
+        """Kafka records (`topics` given) or a source connector's committed records; a source
+        connector's options are validated here, so that `load()` refuses a bad config."""
+        if reads_kafka(self.options):
+            return KAFKA_ROW_DDL
+        if _kind_or_none(self.options) not in (None, "sink"):
+            from spark_eos_connect.runtime.source_validation import validate_source_options
+
+            for warning in validate_source_options(self.options):
+                log.warning("%s", warning)
+        return COMMITTED_ROW_DDL
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         """Driver: Kafka topics' or a source connector's micro-batches."""
