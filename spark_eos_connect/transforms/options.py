@@ -59,13 +59,13 @@ class NonDuplicateList:
         if any(v == "" for v in value):
             raise invalid(name, _shown_list(value), "values must not be empty")
 
+    def __str__(self) -> str:
+        return "" if self.allow_empty else "non-empty list"
+
 
 def distinct(values: list[str]) -> list[str]:
     """`values` without repeats, first occurrences kept in order."""
     return list(dict.fromkeys(values))
-
-    def __str__(self) -> str:
-        return "" if self.allow_empty else "non-empty list"
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ COVERAGE: dict[str, str] = {
     ),
     "make docs": "test_make_docs_leaves_a_current_readme_unchanged",
     "```python records = (": "test_config_providers_block_resolves_file_and_env_references",
+    "```python import json": "test_connect_config_runs_unchanged",
     "eosconnect kafka": f"{ELSEWHERE}tests/integration/security/test_cli_kafka_security.py"
     "::test_secured_cli_broker_announces_settings_that_log_in",
     "make test-cluster": "test_make_test_cluster_collects_exactly_the_cluster_tests",

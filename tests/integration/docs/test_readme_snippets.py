@@ -20,6 +20,7 @@ from delta.tables import DeltaTable
 
 from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.herder import Herder
+from spark_eos_connect.protocol.offsets_format import decode_offset_key, decode_offset_value
 from spark_eos_connect.testing import wait_for
 
 from .readme import (
@@ -139,6 +140,56 @@ def test_config_providers_block_resolves_file_and_env_references(
         query.stop()
 
     assert sorted(positions(read_committed(topic))[0]) == list(range(100))
+
+
+def test_connect_config_runs_unchanged(
+    spark: Any,
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    read_committed: Callable[..., list[Any]],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    """The Connect config block: numbers land wrapped and routed with JsonConverter's bytes, the
+    line Cast cannot read is skipped, and the file offset moves past it (it is the last line)."""
+    orders, quantities = topic_factory("orders"), topic_factory("orders-quantities")
+    name, source = unique_name("orders-file"), tmp_path / "orders.txt"
+    source.write_text("42\n7\nforty-two\n")
+    code = replace_literals(
+        snippet("```python import json").text,
+        {
+            "orders-file": name,
+            "/tmp/orders.txt": str(source),
+            "orders": orders,
+            "orders-quantities": quantities,
+            "127.0.0.1:9092": bootstrap_servers,
+            "/tmp/checkpoints/orders-file": str(tmp_path / "ck"),
+        },
+    )
+
+    def file_position() -> Any:
+        found = [
+            decode_offset_value(r.value)
+            for r in read_committed("eosconnect-offsets")
+            if decode_offset_key(r.key)[0] == name
+        ]
+        return found[-1] if found else None
+
+    query = run_python_block(code, {"spark": spark}, "coming from Kafka Connect")["query"]
+    try:
+        wait_for(lambda: len(read_committed(quantities)) == 2, 120, "the two numbers")
+    finally:
+        query.stop()
+
+    envelope = (
+        '{"schema":{"type":"struct","fields":[{"type":"int64","optional":false,'
+        '"field":"quantity"}],"optional":false},"payload":{"quantity":%d}}'
+    )
+    assert [r.value for r in read_committed(quantities)] == [
+        (envelope % n).encode() for n in (42, 7)
+    ]
+    assert read_committed(orders) == []
+    assert file_position() == {"position": len(source.read_bytes())}
 
 
 def test_delta_snippet_lands_committed_records_once(
