@@ -234,6 +234,8 @@ class FailedRecord:
     stage: Stage
     executing_class: str
     error: BaseException
+    context: str = ""
+    """What failed, for the error message (a transformation's alias and class, say)."""
 
     def where(self) -> str:
         """`topic=t partition=p offset=o`."""
@@ -321,7 +323,8 @@ class ErrorReporter:
         if not self.policy.tolerate_all:
             raise ToleranceExceededError(
                 f"Tolerance exceeded in error handler: connector {self.policy.connector} failed "
-                f"in stage {failed.stage.value} on record {failed.where()}: "
+                f"in stage {failed.stage.value}"
+                f"{' in ' + failed.context if failed.context else ''} on record {failed.where()}: "
                 f"{qualified_name(type(failed.error))}: {failed.error} (errors.tolerance=none)"
             ) from failed.error
         self.failed += 1

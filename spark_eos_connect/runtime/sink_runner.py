@@ -7,7 +7,11 @@ instantiates the task, then `initialize`, `start`, `open(partitions)`, `put` in 
 result carries the offsets `pre_commit` returned, which the driver commits to the group.
 Converters (`key.converter`, `value.converter`, `header.converter`, from
 `spark_eos_connect.converters`) turn the raw bytes into record keys, values, their schemas and
-header values; records that fail are handled by `errors.tolerance` (see `errors_dlq`).
+header values; then the connector's `transforms` chain (with `predicates`) runs on each record
+before `put`, as in Connect's WorkerSinkTask: a record a stage filters out is not put, but its
+offset counts as consumed; a failing stage is a `TRANSFORMATION` failure. Records that fail are
+handled by `errors.tolerance` (see `errors_dlq`). `sink_config_problems` lists every problem of
+the writer's options (framework, converters, transforms, predicates, `errors.*`) by option.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from spark_eos_connect.runtime.errors_dlq import (
 from spark_eos_connect.runtime.faults import maybe_crash
 from spark_eos_connect.runtime.framework_config import split_options
 from spark_eos_connect.runtime.kafka_source import TP, group_id_for
+from spark_eos_connect.transforms.arrow import split_topic_stages
 
 log = logging.getLogger(__name__)
 
@@ -166,6 +171,8 @@ class SinkTaskPlan:
     header_converter: str = "ByteArrayConverter"
     converter_options: dict[str, str] = field(default_factory=dict, repr=False)
     """Every `<key|value|header>.converter.<option>` option."""
+    transform_options: dict[str, str] = field(default_factory=dict, repr=False)
+    """`transforms`, `predicates` and their `transforms.<alias>.*`/`predicates.<alias>.*`."""
 
     @property
     def group_id(self) -> str:
@@ -185,6 +192,14 @@ class SinkTaskPlan:
         }
         return RecordConverters.build(names, self.providers.resolve(self.converter_options))
 
+    def transform_chain(self) -> Any:
+        """The configured `TransformChain` (empty without `transforms`)."""
+        from spark_eos_connect.transforms import TransformChain, parse_transform_chain
+
+        if not has_chain(self.transform_options):
+            return TransformChain()
+        return parse_transform_chain(self.providers.resolve(self.transform_options))
+
 
 @dataclass(frozen=True)
 class SinkOptions:
@@ -196,27 +211,131 @@ class SinkOptions:
     errors: ErrorPolicy
     providers: ConfigProviders = field(default_factory=ConfigProviders)
     converter_options: dict[str, str] = field(default_factory=dict)
+    transform_options: dict[str, str] = field(default_factory=dict)
+
+
+TRANSFORMS = "transforms"
+PREDICATES = "predicates"
+
+
+def transform_options(options: Mapping[str, Any]) -> dict[str, str]:
+    """`transforms`, `predicates` and every `transforms.*`/`predicates.*` option."""
+    prefixes = (f"{TRANSFORMS}.", f"{PREDICATES}.")
+    return {
+        k: str(v)
+        for k, v in options.items()
+        if k in (TRANSFORMS, PREDICATES) or k.startswith(prefixes)
+    }
+
+
+def has_chain(options: Mapping[str, Any]) -> bool:
+    """Whether `transforms` names at least one alias."""
+    return bool(str(options.get(TRANSFORMS) or "").strip(" ,"))
+
+
+Problems = dict[str, list[str]]
+
+
+def _add(problems: Problems, found: Mapping[str, Iterable[str]]) -> None:
+    for name, messages in found.items():
+        problems.setdefault(name, []).extend(messages)
+
+
+def _messages(option: str, error: ConfigError) -> Problems:
+    """An error's problems by option (a plain `ConfigError` is filed under `option`)."""
+    if isinstance(error, InvalidConfigError):
+        return error.problems
+    text = str(error)
+    return {option: [text if option in text else f"{option}: {text}"]}
+
+
+def sink_config_problems(options: Mapping[str, Any]) -> Problems:
+    """Every problem of a sink writer's options by option name: `kafka.bootstrap.servers`, the
+    framework's options, each converter and its options, `transforms`/`predicates` (each
+    transformation and predicate configured, then closed) and `errors.*`. References to config
+    providers are resolved; the connector's own options are its `validate`'s business."""
+    from spark_eos_connect.runtime.connect_options import alias_case_problems, restore_alias_case
+    from spark_eos_connect.transforms import parse_transform_chain, transform_config_problems
+
+    problems: Problems = {}
+    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    if "bootstrap.servers" not in kafka:
+        problems["kafka.bootstrap.servers"] = [
+            "Missing option kafka.bootstrap.servers: the Kafka cluster whose consumer group "
+            "connect-<name> receives the committed offsets"
+        ]
+    try:
+        providers = ConfigProviders.from_options(rest)
+    except ConfigError as error:
+        _add(problems, _messages("config.providers", error))
+        providers = ConfigProviders(())
+    props = restore_alias_case({k: v for k, v in rest.items() if not is_provider_option(k)})
+    _add(problems, alias_case_problems(props))
+    resolved: dict[str, Any] = {}
+    framework = {**converter_options(props), **transform_options(props)}
+    framework.update({k: v for k, v in props.items() if k in SINK_FRAMEWORK_CONFIG})
+    for name, value in framework.items():  # the connector's own options resolve in plan_sink
+        try:
+            resolved[name] = providers.resolve({name: value})[name]
+        except ConfigError as error:
+            _add(problems, _messages(name, error))
+            resolved[name] = value
+    values: dict[str, Any] = {}
+    try:
+        values = SINK_FRAMEWORK_CONFIG.parse(
+            {k: v for k, v in resolved.items() if k in SINK_FRAMEWORK_CONFIG}
+        )
+    except InvalidConfigError as error:
+        _add(problems, error.problems)
+    for name in CONVERTER_OPTIONS:
+        if name in problems:
+            continue
+        converter = str(values.get(name) or resolved.get(name) or "ByteArrayConverter")
+        own = props_with_prefix(resolved, f"{name}.")
+        try:
+            if name == "header.converter":
+                make_header_converter(converter, own)
+            else:
+                make_converter(converter, own, is_key=name == "key.converter")
+        except ConfigError as error:
+            _add(problems, _messages(name, error))
+    chain_problems = transform_config_problems(resolved)
+    _add(problems, chain_problems)
+    if not chain_problems and has_chain(resolved):
+        try:
+            parse_transform_chain(resolved).close()
+        except ConfigError as error:
+            _add(problems, _messages(TRANSFORMS, error))
+    return problems
 
 
 def parse_sink_options(options: Mapping[str, Any]) -> SinkOptions:
-    """Parse `writeStream.format("eosconnect")` options for a sink connector."""
+    """Parse `writeStream.format("eosconnect")` options for a sink connector; raises one
+    `InvalidConfigError` listing every problem (`sink_config_problems`)."""
+    from spark_eos_connect.runtime.connect_options import restore_alias_case
+
+    problems = sink_config_problems(options)
+    if problems:
+        raise InvalidConfigError(problems)
     rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
-    if "bootstrap.servers" not in kafka:
-        raise ConfigError(
-            "Missing option kafka.bootstrap.servers: the Kafka cluster whose consumer group "
-            "connect-<name> receives the committed offsets"
-        )
     providers = ConfigProviders.from_options(rest)
-    rest = {k: v for k, v in rest.items() if not is_provider_option(k)}
+    rest = restore_alias_case({k: v for k, v in rest.items() if not is_provider_option(k)})
     framework = {k: v for k, v in rest.items() if k in SINK_FRAMEWORK_CONFIG}
     values = SINK_FRAMEWORK_CONFIG.parse(providers.resolve(framework))
-    RecordConverters.build(values, providers.resolve(converter_options(rest)))
     props = {k: str(v) for k, v in rest.items() if k not in SINK_FRAMEWORK_CONFIG}
     for key in ("name", "connector.class", "tasks.max"):  # references stay references
         raw = rest.get(key)
         props[key] = str(raw) if has_reference(raw) else str(values[key])
     errors = ErrorPolicy.from_options(values["name"], rest)
-    return SinkOptions(values, props, kafka, errors, providers, converter_options(rest))
+    return SinkOptions(
+        values,
+        props,
+        kafka,
+        errors,
+        providers,
+        converter_options(rest),
+        transform_options(rest),
+    )
 
 
 def class_path(cls: type) -> str:
@@ -257,6 +376,7 @@ def plan_sink(parsed: SinkOptions, connector: SinkConnector) -> SinkTaskPlan:
         value_converter=values["value.converter"],
         header_converter=values["header.converter"],
         converter_options=parsed.converter_options,
+        transform_options=parsed.transform_options,
     )
 
 
@@ -337,6 +457,8 @@ class SinkTaskResult:
     records_failed: int
     current: list[tuple[str, int, int]]
     committable: list[tuple[str, int, int]]
+    records_filtered: int = 0
+    """Records a transformation filtered out (not put; their offsets count as consumed)."""
 
 
 def load_task_class(dotted: str) -> type[SinkTask]:
@@ -365,12 +487,20 @@ class _SinkTaskRun:
         self.context = SinkTaskContext(self.config)
         self.reporter = ErrorReporter(plan.errors, plan.resolved_kafka(), task)
         self.converters = plan.converters()
+        self.chain = plan.transform_chain()
+        self.head, rest = split_topic_stages(self.chain)
+        self.stages = rest.stages
+        self.routes: dict[str, str | None] = {}
+        """The topic-only head's outcome per topic (decided once per topic)."""
+        self.filtered = 0
         self.assigned: set[TP] = set()
         self.skip_below: dict[TP, int] = {}
         self.current: dict[TP, int] = {}
         self.put_count = 0
 
-    def _failed(self, raw: RawRecord, stage: Stage, cls: type, error: Exception) -> FailedRecord:
+    def _failed(
+        self, raw: RawRecord, stage: Stage, cls: type | str, error: BaseException, context: str = ""
+    ) -> FailedRecord:
         return FailedRecord(
             raw.topic,
             raw.partition,
@@ -380,8 +510,9 @@ class _SinkTaskRun:
             raw.headers,
             raw.timestamp_ms,
             stage,
-            qualified_name(cls),
+            cls if isinstance(cls, str) else qualified_name(cls),
             error,
+            context,
         )
 
     def _convert(self, raw: RawRecord) -> SinkRecord | None:
@@ -403,7 +534,7 @@ class _SinkTaskRun:
             return None
         try:
             headers = tuple(
-                (name, converters.header.to_connect_header(raw.topic, name, data).value)
+                (name, converters.header.to_connect_header(raw.topic, name, data))
                 for name, data in raw.headers
             )
         except Exception as error:
@@ -411,6 +542,23 @@ class _SinkTaskRun:
                 self._failed(raw, Stage.HEADER_CONVERTER, type(converters.header), error)
             )
             return None
+        if self.chain:
+            from spark_eos_connect.transforms import ConnectRecord, Header
+
+            return self._transform(
+                raw,
+                ConnectRecord(
+                    raw.topic,
+                    raw.partition,
+                    key.schema,
+                    key.value,
+                    value.schema,
+                    value.value,
+                    raw.timestamp_ms,
+                    tuple(Header(name, data.value, data.schema) for name, data in headers),
+                    kafka_offset=raw.offset,
+                ),
+            )
         return SinkRecord(
             raw.topic,
             raw.partition,
@@ -418,9 +566,54 @@ class _SinkTaskRun:
             key.value,
             value.value,
             raw.timestamp_ms,
-            headers,
+            tuple((name, data.value) for name, data in headers),
             key.schema,
             value.schema,
+        )
+
+    def _transform(self, raw: RawRecord, record: Any) -> SinkRecord | None:
+        """The record after the chain (None: filtered, or a tolerated failure), as Connect's
+        WorkerSinkTask runs it after the converters; the topic-only head is decided once per
+        topic. The offset stays the consumed record's (`raw`), whatever the topic becomes."""
+        from spark_eos_connect.transforms import TransformationError
+
+        try:
+            if self.head:
+                if raw.topic not in self.routes:
+                    self.routes[raw.topic] = self.head.outcome(raw.topic)
+                topic = self.routes[raw.topic]
+                if topic is None:
+                    self.filtered += 1
+                    return None
+                if topic != record.topic:
+                    record = record.new_record(topic=topic)
+            for stage in self.stages:
+                record = stage.apply(record)
+                if record is None:
+                    self.filtered += 1
+                    return None
+        except TransformationError as error:
+            where = "predicate of transformation" if error.in_predicate else "transformation"
+            self.reporter.report(
+                self._failed(
+                    raw,
+                    Stage.TRANSFORMATION,
+                    error.class_name,
+                    error.cause,
+                    f"{where} '{error.alias}' ({TRANSFORMS}.{error.alias}.type={error.class_name})",
+                )
+            )
+            return None
+        return SinkRecord(
+            record.topic,
+            raw.partition if record.kafka_partition is None else record.kafka_partition,
+            raw.offset,
+            record.key,
+            record.value,
+            record.timestamp,
+            tuple((header.key, header.value) for header in record.headers),
+            record.key_schema,
+            record.value_schema,
         )
 
     def _open_new(self, chunk: list[RawRecord]) -> None:
@@ -521,7 +714,10 @@ class _SinkTaskRun:
             if self.assigned:
                 self.task.close([SinkTopicPartition(*tp) for tp in sorted(self.assigned)])
         finally:
-            self.task.stop()
+            try:
+                self.task.stop()
+            finally:
+                self.chain.close()
 
     def run(self, batches: Iterable[pa.RecordBatch]) -> SinkTaskResult:
         self.task.initialize(self.context)
@@ -549,6 +745,7 @@ class _SinkTaskRun:
             records_failed=self.reporter.failed,
             current=[(t, p, o) for (t, p), o in sorted(self.current.items())],
             committable=[(t, p, o) for (t, p), o in sorted(committable.items())],
+            records_filtered=self.filtered,
         )
 
 

@@ -62,6 +62,7 @@ def summarize(batch_id: int, group: str, results: list[SinkTaskResult], committe
     """The one-line summary printed for each micro-batch."""
     return (
         f"batch {batch_id}: {sum(r.records_put for r in results)} records put, "
+        f"{sum(r.records_filtered for r in results)} filtered by transforms, "
         f"{sum(r.records_failed for r in results)} failed records tolerated, "
         f"{committed} partition offsets committed to {group} ({len(results)} tasks)"
     )
