@@ -78,6 +78,31 @@ def kafka_client_config(options: Mapping[str, str]) -> dict[str, str]:
     }
 
 
+REACHABLE_TIMEOUT_S = 30.0
+"""How long the driver waits for a first answer from `kafka.bootstrap.servers`."""
+
+
+class KafkaUnreachableError(KafkaTimeoutError):
+    """No broker of `kafka.bootstrap.servers` answered the driver's first metadata request."""
+
+
+def ensure_reachable(config: Mapping[str, Any], timeout_s: float | None = None) -> None:
+    """Return once a broker answers a metadata request; raise `KafkaUnreachableError` naming
+    `kafka.bootstrap.servers` and the time waited otherwise (the driver's first call to Kafka,
+    so that a wrong address is not reported as a bare librdkafka transport failure)."""
+    wait = REACHABLE_TIMEOUT_S if timeout_s is None else timeout_s
+    started = time.monotonic()
+    try:
+        AdminClient(dict(config)).list_topics(timeout=wait)
+    except KafkaException as error:
+        waited = time.monotonic() - started
+        detail = error.args[0].str() if error.args and hasattr(error.args[0], "str") else error
+        raise KafkaUnreachableError(
+            f"kafka.bootstrap.servers={config.get('bootstrap.servers')}: no broker answered "
+            f"within {waited:.0f} s ({detail}); check the address and that the brokers are up"
+        ) from None
+
+
 def admin_client(config: Mapping[str, Any]) -> AdminClient:
     """An AdminClient for `config` (librdkafka names)."""
     return AdminClient(dict(config))

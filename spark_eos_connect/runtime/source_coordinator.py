@@ -18,6 +18,7 @@ from spark_eos_connect.api.source import (
 )
 from spark_eos_connect.connectors.registry import resolve_connector_class
 from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.kafka.clients import ensure_reachable
 from spark_eos_connect.kafka.producers import fence_transactional_id
 from spark_eos_connect.kafka.security import authenticates, verify_credentials
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
@@ -133,6 +134,8 @@ class SourceCoordinator:
         self.kafka = kafka = config.providers.resolve(config.kafka, prefix="kafka.")
         if authenticates(kafka):  # a refused login or certificate fails now, not on a timeout
             verify_credentials(kafka, CREDENTIALS_TIMEOUT_S)
+        else:  # a wrong address is reported with the option's value and the time waited
+            ensure_reachable(kafka)
         props = config.providers.resolve(config.connector_props)
         connector_class = type(load_source_connector(config, props))
         self.global_partitions = ensure_offsets_topic(

@@ -24,6 +24,8 @@ from pyspark.sql.streaming.datasource import (
     SupportsTriggerAvailableNow,
 )
 
+from spark_eos_connect.kafka.clients import ensure_reachable
+from spark_eos_connect.kafka.security import authenticates
 from spark_eos_connect.runtime.config_references import ConfigProviders
 from spark_eos_connect.runtime.kafka_source import (
     TP,
@@ -75,6 +77,8 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
     def _kafka(self) -> KafkaMetadata:
         if self._metadata is None:
             kafka = self.config.providers.resolve(self.config.kafka, prefix="kafka.")
+            if not authenticates(kafka):  # the driver's first call: a wrong address named
+                ensure_reachable(kafka)
             self._metadata = KafkaMetadata(kafka)
         return self._metadata
 
@@ -90,9 +94,10 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
 
     def initialOffset(self) -> dict[str, Any]:
         """Driver: consumer group `connect-<name>`'s offsets, else `startingOffsets`."""
+        metadata = self._kafka()  # first: an unreachable cluster is reported as such
         connector = self._connector()
         commit = connector.view(force=True).tasks_commit if connector is not None else None
-        offsets = self._kafka().initial_offsets(self.config)
+        offsets = metadata.initial_offsets(self.config)
         return encode_stream_offsets(StreamOffsets(offsets, None, commit))
 
     def getDefaultReadLimit(self) -> ReadLimit:
