@@ -66,3 +66,43 @@ class PartialCommitSinkConnector(SinkConnector):
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         return [dict(self.props) for _ in range(max_tasks)]
+
+
+class TopicFileSinkTask(SinkTask):
+    """FileStreamSink-like: appends `topic<TAB>value` per record to `file` (shows routing)."""
+
+    def start(self, props: dict[str, str]) -> None:
+        self.file = Path(props["file"])
+
+    def put(self, records: list[SinkRecord]) -> None:
+        with self.file.open("a") as out:
+            for record in records:
+                value = record.value
+                text = value.decode() if isinstance(value, bytes) else str(value)
+                out.write(f"{record.topic}\t{text}\n")
+
+    def stop(self) -> None:
+        pass
+
+
+class TopicFileSinkConnector(SinkConnector):
+    """One `TopicFileSinkTask` per `tasks.max`."""
+
+    def config_def(self) -> ConfigDef:
+        return (
+            ConfigDef()
+            .define("topics", ConfigType.LIST, None)
+            .define("file", ConfigType.STRING, None)
+        )
+
+    def start(self, props: dict[str, str]) -> None:
+        self.props = dict(props)
+
+    def stop(self) -> None:
+        pass
+
+    def task_class(self) -> type[SinkTask]:
+        return TopicFileSinkTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [dict(self.props) for _ in range(max_tasks)]
