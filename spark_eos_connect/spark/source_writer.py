@@ -15,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMessage
 
+from spark_eos_connect.api.config import InvalidConfigError
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.runtime.framework_config import split_options
 
@@ -42,16 +43,19 @@ class EosConnectSourceStreamWriter(DataSourceStreamArrowWriter):
     def __init__(self, options: Mapping[str, Any]) -> None:
         rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
         self.name = rest.get("name")
+        problems: dict[str, list[str]] = {}
         if not self.name:
-            raise ConfigError(
+            problems["name"] = [
                 "Missing option name: the source connector whose stream this is "
                 "(the same value as the reader's name option)"
-            )
+            ]
         if "transactional.id" in kafka:
-            raise ConfigError(
+            problems["kafka.transactional.id"] = [
                 "Option kafka.transactional.id cannot be set: source tasks use "
                 "<group.id>-<connector>-<task>"
-            )
+            ]
+        if problems:  # every problem at once, when Spark creates the writer
+            raise InvalidConfigError(problems)
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> CommittedRowsMessage:
         """Executor: count the committed records of one source task."""
