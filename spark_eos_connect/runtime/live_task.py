@@ -96,6 +96,8 @@ class BatchResult:
     exactly_once: bool = True
     reused: bool = False
     open_transaction: bool = False
+    replayed: bool = False
+    """The rows are those an earlier attempt of the same micro-batch committed (nothing ran)."""
 
 
 def load_class(dotted: str) -> type:
@@ -532,10 +534,11 @@ class LiveSourceTask:
                 self._in_transaction = False
                 raise self._explained(error) from error
             self._in_transaction = False
+            self._committed_now(offsets, result)
             inject("after_commit", batch_id)
-        else:
-            self._await_deliveries(producer)
-            self._in_transaction = False
+            return
+        self._await_deliveries(producer)
+        self._in_transaction = False
         self._committed_now(offsets, result)
 
     def _await_deliveries(self, producer: Producer) -> None:
@@ -602,6 +605,12 @@ class LiveSourceTask:
     def _take_rows(self) -> Iterator[pa.RecordBatch]:
         ready, self._ready_rows = self._ready_rows, []
         yield from ready
+
+    def unsent_rows(self) -> list[pa.RecordBatch]:
+        """Rows of committed transactions that `run_batch` has not yielded yet (it failed
+        after a commit): what a replay of the micro-batch must still emit."""
+        ready, self._ready_rows = self._ready_rows, []
+        return ready
 
     def _explained(self, error: KafkaException) -> EosConnectError:
         plan = self.plan

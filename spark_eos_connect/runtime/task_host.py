@@ -14,6 +14,11 @@ request at a time, runs the task's micro-batch, and stops its task when a plan n
 matches it, when it fails, after `HOST_IDLE_S` without requests, or when the worker's parent
 (Spark's Python daemon, or the executor itself) is gone. It stays in the worker's process group,
 so whatever kills the workers of an executor kills it too.
+
+A host remembers the rows of the last micro-batch whose attempt committed something, with the
+plan it ran. When Spark runs that micro-batch again (a task retry, the same plan and batch id),
+the host answers with those rows and runs nothing: the retry emits exactly the records the
+earlier attempt committed, so a downstream sink misses none of them.
 """
 
 from __future__ import annotations
@@ -205,6 +210,20 @@ def _portable(error: BaseException, trace: str) -> BaseException:
     return error
 
 
+def attempt_key(plan: SourceTaskPlan, batch_id: Any) -> bytes:
+    """What two attempts of the same micro-batch of a task share: the batch id and the plan
+    the driver made for it (generation, committed offsets, offsets-topic positions)."""
+    return pickle.dumps(
+        (
+            batch_id,
+            plan.transactional_id,
+            plan.generation_commit_offset,
+            plan.committed,
+            sorted(plan.offsets_positions.items()),
+        )
+    )
+
+
 class TaskHost:
     """Serves micro-batches of one task, keeping the task alive between them."""
 
@@ -213,6 +232,9 @@ class TaskHost:
         self.watch_pid = watch_pid
         self.live: LiveSourceTask | None = None
         self.last_request = time.monotonic()
+        self.replay: tuple[bytes, list[pa.RecordBatch]] | None = None
+        """The last micro-batch that committed something: its attempt key and its rows."""
+        self._sent: list[pa.RecordBatch] = []
 
     def serve(self) -> None:
         """Accept requests until idle for `HOST_IDLE_S` or the watched process is gone."""
@@ -261,17 +283,24 @@ class TaskHost:
                 sys.path.append(entry)
         plan: SourceTaskPlan = request["plan"]
         kafka: dict[str, Any] = request["kafka"]
+        key = attempt_key(plan, request["batch_id"])
+        if self.replay is not None and self.replay[0] == key:
+            self._replay(conn, plan, request["batch_id"], self.replay[1])
+            return
         if self.live is not None and (self.live.kafka != kafka or not self.live.matches(plan)):
             self._drop_task()
         started = time.monotonic()
+        self._sent = []
         try:
             result = self._run(conn, kafka, plan, request["batch_id"])
         except (ConnectionError, OSError) as error:
             log.warning("task %d: the Spark task went away mid-batch (%s)", plan.task, error)
+            self._remember(key)
             self._drop_task()
             return
         except BaseException as error:
             trace = traceback.format_exc()
+            self._remember(key)
             self._drop_task()
             report_task_failure(kafka, plan, trace)
             with contextlib.suppress(OSError):
@@ -287,8 +316,35 @@ class TaskHost:
             time.monotonic() - started,
             "kept" if result.reused else "fresh",
         )
+        self._remember(key)
         with contextlib.suppress(OSError):
             send_frame(conn, ("done", result))
+
+    def _remember(self, key: bytes) -> None:
+        """Keep what this attempt committed (sent, or committed but not yet sent) for a replay."""
+        rows = self._sent + (self.live.unsent_rows() if self.live is not None else [])
+        self._sent = []
+        self.replay = (key, rows) if rows else None
+
+    def _replay(
+        self, conn: socket.socket, plan: SourceTaskPlan, batch_id: Any, rows: list[pa.RecordBatch]
+    ) -> None:
+        """Answer a re-run of the remembered micro-batch with its committed rows."""
+        result = BatchResult(connector=plan.connector, task=plan.task, replayed=True)
+        result.records = sum(batch.num_rows for batch in rows)
+        log.info(
+            "batch %s: %d records committed by an earlier attempt of this micro-batch, replayed",
+            batch_id,
+            result.records,
+        )
+        with contextlib.suppress(OSError):
+            for batch in rows:
+                send_frame(conn, ("rows", batch))
+            send_frame(conn, ("done", result))
+
+    def _send_rows(self, conn: socket.socket, rows: pa.RecordBatch) -> None:
+        self._sent.append(rows)
+        send_frame(conn, ("rows", rows))
 
     def _run(
         self, conn: socket.socket, kafka: dict[str, Any], plan: SourceTaskPlan, batch_id: Any
@@ -300,7 +356,7 @@ class TaskHost:
         result = BatchResult()
         try:
             for rows in self.live.run_batch(plan, batch_id, result):
-                send_frame(conn, ("rows", rows))
+                self._send_rows(conn, rows)
         except ProducerFencedError:
             if not reused:
                 raise
@@ -309,7 +365,7 @@ class TaskHost:
             self.live = LiveSourceTask(kafka, plan)
             result = BatchResult()
             for rows in self.live.run_batch(plan, batch_id, result):
-                send_frame(conn, ("rows", rows))
+                self._send_rows(conn, rows)
         if self.live.stale:
             self._drop_task()
         return result
