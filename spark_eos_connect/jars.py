@@ -20,15 +20,14 @@ from spark_eos_connect.errors import SetupError
 BUNDLES: dict[str, list[str]] = {
     "kafka": ["-DincludeScope=runtime"],
     "delta": ["-DexcludeTransitive=true"],
+    "spark-kafka": ["-DexcludeTransitive=true"],
     "connect": ["-DincludeScope=runtime"],
 }
-"""Fetched by `main()` (`make setup`): the broker, Delta, and Kafka Connect (the tests compare
-the project's converters, transforms, REST API and records with Connect's own)."""
-LAZY_BUNDLES: dict[str, list[str]] = {
-    "spark-kafka": ["-DexcludeTransitive=true"],
-}
-"""Bundles only `make bench` needs (Spark's Kafka source): fetched on first use by
-`ensure_jars`, never by `main()`."""
+"""Fetched by `main()` (`make setup`): the broker, Delta, Spark's Kafka source (the faster
+reader in front of `delta_sink`), and Kafka Connect (the tests compare the project's
+converters, transforms, REST API and records with Connect's own)."""
+SESSION_BUNDLES = ("delta", "spark-kafka")
+"""The bundles every Spark started from this environment gets (`spark.jars`)."""
 _MARKER = ".complete"
 
 
@@ -50,7 +49,7 @@ def _pom_digest(pom: Path) -> str:
 
 def ensure_jars(bundle: str) -> Path:
     """Return the folder holding `bundle`'s jars, fetching them with Maven if needed."""
-    known = {**BUNDLES, **LAZY_BUNDLES}
+    known = BUNDLES
     if bundle not in known:
         raise SetupError(f"unknown jar bundle {bundle!r}; expected one of {sorted(known)}")
     pom = _pom_path(bundle)
@@ -94,17 +93,24 @@ def jar_files(bundle: str) -> list[Path]:
     return sorted(ensure_jars(bundle).glob("*.jar"))
 
 
+def session_jar_files() -> list[Path]:
+    """The jars of `SESSION_BUNDLES`: Delta and Spark's Kafka source."""
+    return [path for bundle in SESSION_BUNDLES for path in jar_files(bundle)]
+
+
 def write_spark_defaults() -> Path:
-    """Put Delta on the classpath of every Spark started from this environment, `spark-submit`
-    included (its JVM starts before a job can add jars), via pyspark's `spark-defaults.conf`."""
+    """Put Delta and Spark's Kafka source on the classpath of every Spark started from this
+    environment, `spark-submit` included (its JVM starts before a job can add jars), via
+    pyspark's `spark-defaults.conf`."""
     import pyspark
 
     conf_dir = Path(pyspark.__file__).parent / "conf"
     conf_dir.mkdir(exist_ok=True)
     target = conf_dir / "spark-defaults.conf"
-    jars = ",".join(str(path) for path in jar_files("delta"))
+    jars = ",".join(str(path) for path in session_jar_files())
     target.write_text(
-        "# Written by `python -m spark_eos_connect.jars` (make setup): Delta from local jars.\n"
+        "# Written by `python -m spark_eos_connect.jars` (make setup): Delta and Spark's Kafka\n"
+        "# source from local jars.\n"
         f"spark.jars {jars}\n"
         "spark.sql.extensions io.delta.sql.DeltaSparkSessionExtension\n"
         "spark.sql.catalog.spark_catalog org.apache.spark.sql.delta.catalog.DeltaCatalog\n"

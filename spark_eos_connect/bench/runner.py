@@ -259,14 +259,10 @@ def run_with_spark(run: Run, spark: Any, lines: Path | None) -> None:
 
 
 def bench_session(config: BenchConfig) -> Any:
-    """The local session of the eosconnect modes: Delta, plus Spark's Kafka source if needed."""
-    from spark_eos_connect.jars import jar_files
+    """The local session of the eosconnect modes (with Delta and Spark's Kafka source)."""
     from spark_eos_connect.spark.session import local_spark_session
 
-    extra = {}
-    if DELTA in config.works:
-        extra["spark.jars"] = ",".join(str(p) for p in jar_files("spark-kafka"))
-    return local_spark_session(app_name="eosconnect-bench", extra=extra)
+    return local_spark_session(app_name="eosconnect-bench")
 
 
 def run_bench(config: BenchConfig, log: Log = print) -> BenchReport:

@@ -145,8 +145,8 @@ def plan_session(
     """Decide the session (pure: every input is an argument).
 
     `submitted`: spark-submit's configuration when it started this driver; `active_master`:
-    the master of a running SparkContext; `delta_jars`: local paths of Delta's jars, called
-    only when they must be added.
+    the master of a running SparkContext; `delta_jars`: local paths of Delta's jars (and of
+    Spark's Kafka source, which travel with them), called only when they must be added.
     """
     extra = dict(extra or {})
     conf_master = extra.pop("spark.master", None)
@@ -202,9 +202,10 @@ def local_session_conf(
 
 
 def _delta_jar_paths() -> list[str]:
-    from spark_eos_connect.jars import jar_files
+    """Delta's jars, and Spark's Kafka source's, which come with them (`SESSION_BUNDLES`)."""
+    from spark_eos_connect.jars import session_jar_files
 
-    return [str(path) for path in jar_files("delta")]
+    return [str(path) for path in session_jar_files()]
 
 
 def submitted_conf() -> dict[str, str] | None:
