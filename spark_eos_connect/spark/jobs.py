@@ -180,23 +180,52 @@ def stop_between_batches(query: Any, timeout_s: float = 60.0) -> None:
         Path(drain).unlink(missing_ok=True)
 
 
+class IdleWatch:
+    """Tells from a query's progress events when its source is idle.
+
+    A source with nothing to plan (the Kafka reader) makes Spark report a progress event that
+    ran no batch: idle at once. A source connector's stream runs a micro-batch every trigger,
+    and one batch without rows is not enough: a Spark retry of a task whose earlier attempt
+    already committed, on another executor, emits nothing while the connector has more. Two
+    executed batches in a row without rows are.
+    """
+
+    def __init__(self) -> None:
+        self._seen: set[tuple[int, bool]] = set()
+        self._empty_batches = 0
+        self.idle = False
+
+    def update(self, events: Sequence[Mapping[str, Any]]) -> bool:
+        """Take the events not seen yet (oldest first); whether the source is idle now."""
+        for event in events:
+            ran = "addBatch" in (event.get("durationMs") or {})
+            key = (int(event["batchId"]), ran)
+            if key in self._seen:
+                continue
+            self._seen.add(key)
+            if event["numInputRows"] > 0:
+                self._empty_batches = 0
+            elif not ran:
+                self.idle = True
+            else:
+                self._empty_batches += 1
+                self.idle = self.idle or self._empty_batches >= 2
+        return self.idle
+
+
 def run_query(
     query: Any, until_idle: bool, timeout_s: float | None, stop_requested: threading.Event
 ) -> bool:
-    """Wait until the source is idle, the time is up, a signal arrives or the query fails;
-    then stop it between two micro-batches. False when a signal asked for the stop."""
+    """Wait until the source is idle (`IdleWatch`), the time is up, a signal arrives or the
+    query fails; then stop it between two micro-batches. False when a signal asked for it."""
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
-    seen_batches: set[int] = set()
+    watch = IdleWatch()
     idle = False
     while query.isActive and not idle:
         if stop_requested.is_set() or (deadline is not None and time.monotonic() > deadline):
             break
         if until_idle:
-            for progress in query.recentProgress:
-                batch = progress["batchId"]
-                if batch not in seen_batches:
-                    seen_batches.add(batch)
-                    idle = idle or progress["numInputRows"] == 0
+            idle = watch.update(query.recentProgress)
         query.awaitTermination(0.5)
     if query.isActive:
         stop_between_batches(query)
