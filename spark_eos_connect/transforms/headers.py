@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from spark_eos_connect.api.config import ConfigDef, ConfigType, ValidString
-from spark_eos_connect.api.data import Schema, SchemaBuilder, Struct
+from spark_eos_connect.api.data import Schema, SchemaAndValue, SchemaBuilder, Struct
+from spark_eos_connect.converters.values import parse_string
 from spark_eos_connect.errors import DataError
 from spark_eos_connect.transforms._hashmap import JavaHashMap
 from spark_eos_connect.transforms._schemas import (
@@ -15,7 +16,6 @@ from spark_eos_connect.transforms._schemas import (
     require_map,
     require_struct,
 )
-from spark_eos_connect.transforms._values import parse_string
 from spark_eos_connect.transforms.base import KeyOrValueTransformation, Transformation
 from spark_eos_connect.transforms.options import NonDuplicateList, NonEmptyList
 from spark_eos_connect.transforms.record import ConnectRecord, Header
@@ -145,6 +145,19 @@ class HeaderFromValue(HeaderFrom):
     CONNECT_CLASS = _PACKAGE + "HeaderFrom$Value"
 
 
+def literal(text: str) -> SchemaAndValue:
+    """`value.literal` as `Values.parseString` reads it; an array or map whose elements share
+    no type (empty, all null or mixed) is refused: Connect gives it a schema without element
+    schema, which the project's schema model cannot hold."""
+    parsed = parse_string(text)
+    if parsed.schema is None and isinstance(parsed.value, list | dict):
+        raise DataError(
+            f"the {'array' if isinstance(parsed.value, list) else 'map'} {text} has no common "
+            "element type (it is empty, all null or mixed)"
+        )
+    return parsed
+
+
 class InsertHeader(Transformation):
     """Adds the header `header` with the parsed `value.literal` to every record."""
 
@@ -167,7 +180,7 @@ class InsertHeader(Transformation):
     @classmethod
     def cross_check(cls, values: Mapping[str, Any], prefix: str) -> list[tuple[str, str]]:
         try:
-            parse_string(values["value.literal"])
+            literal(values["value.literal"])
         except DataError as error:
             key = prefix + "value.literal"
             return [(key, f"Invalid value {values['value.literal']!r} for {key}: {error}")]
@@ -175,8 +188,8 @@ class InsertHeader(Transformation):
 
     def setup(self, values: dict[str, Any]) -> None:
         self._header: str = values["header"]
-        literal = parse_string(values["value.literal"])
-        self._literal = Header(self._header, literal.value, literal.schema)
+        parsed = literal(values["value.literal"])
+        self._literal = Header(self._header, parsed.value, parsed.schema)
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         return record.new_record(headers=(*record.headers, self._literal))

@@ -9,6 +9,7 @@ import pytest
 
 from spark_eos_connect.api.config import ConfigType
 from spark_eos_connect.api.data import Schema
+from spark_eos_connect.converters.values import parse_string
 from spark_eos_connect.errors import DataError
 from spark_eos_connect.protocol.java_hashmap import hashmap_order
 from spark_eos_connect.transforms import builtin_plugins
@@ -32,7 +33,8 @@ from spark_eos_connect.transforms._jregex import (
     expand,
     java_replacement,
 )
-from spark_eos_connect.transforms._values import format_java_date, parse_string
+from spark_eos_connect.transforms._values import format_java_date
+from spark_eos_connect.transforms.headers import literal
 from spark_eos_connect.transforms.registry import BUILTIN_PREDICATES, BUILTIN_TRANSFORMS
 
 
@@ -119,12 +121,11 @@ def test_values_parse_string_and_date_text() -> None:
     assert parse_string("1e39").schema == Schema.FLOAT64
     assert parse_string('{"a":[1,2],"b":[3]}').value == {"a": [1, 2], "b": [3]}
     assert parse_string("[1,,2]").value == "[1,,2]"
-    with pytest.raises(DataError, match="no common element type"):
-        parse_string("[true, 1]")  # Connect gives it an array schema without element schema
-    with pytest.raises(DataError, match="no common element type"):
-        parse_string("[null]")
-    with pytest.raises(DataError, match="no common key and value types"):
-        parse_string("{}")
+    # Connect gives these an array or map schema without element schema: InsertHeader refuses
+    for text in ("[true, 1]", "[null]", "{}"):
+        assert parse_string(text).schema is None
+        with pytest.raises(DataError, match="no common element type"):
+            literal(text)
     import datetime as dt
 
     assert format_java_date(dt.date(2024, 1, 2)) == "2024-01-02"
