@@ -19,6 +19,11 @@ and `after_commit`), which fails the Spark task as any error of a task would; Sp
 it. With a marker the fault fires once per run: the first attempt to reach it creates the marker
 (exclusively, so concurrent tasks cannot both fire) and raises, later attempts find the marker
 and go on. Without a marker it fires every time it is reached, as a persistent error would.
+
+A lost task host: `lose_host_after_commit@<batch>` SIGKILLs only the task's host process once
+its transaction committed, as when an executor is lost with its host: the Spark task fails on
+the broken connection and its retry starts a new host that knows nothing of the first (fires
+once per marker, like the failures).
 """
 
 from __future__ import annotations
@@ -41,8 +46,10 @@ POINTS = (
     "during_group_commit",
     "fail_before_commit",
     "fail_after_commit",
+    "lose_host_after_commit",
 )
 FAIL_PREFIX = "fail_"
+LOSE_HOST_PREFIX = "lose_host_"
 
 
 class InjectedFault(EosConnectError):
@@ -93,10 +100,22 @@ def maybe_fail(point: str, batch_id: int | None) -> None:
         raise InjectedFault(f"injected fault {name}@{batch_id} (EOSCONNECT_FAULT)")
 
 
+def maybe_lose_host(point: str, batch_id: int | None) -> None:
+    """SIGKILL this process alone if `lose_host_<point>` is armed for `batch_id` and has not
+    fired yet."""
+    name = LOSE_HOST_PREFIX + point
+    if batch_id is None or batch_id not in armed_batches(name, os.environ.get(FAULT_ENV)):
+        return
+    if claim_marker(os.environ.get(MARKER_ENV), f"{name}@{batch_id}\n"):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def inject(point: str, batch_id: int | None) -> None:
-    """`point` reached: crash if `point` is armed, raise if `fail_<point>` is."""
+    """`point` reached: crash if `point` is armed, raise if `fail_<point>` is, end this process
+    if `lose_host_<point>` is."""
     maybe_crash(point, batch_id)
     maybe_fail(point, batch_id)
+    maybe_lose_host(point, batch_id)
 
 
 def arm_driver_group() -> None:

@@ -14,9 +14,12 @@ the task's source offsets go into one transaction:
 The task and its producer are kept while the plan still describes them: same generation, same
 config, and the committed offsets of every source partition the task committed are the ones it
 committed last. Otherwise a fresh task starts from the planned offsets, after the KIP-618
-start-up checks, and its first commit first checks that no earlier attempt already committed
-those partitions (a re-executed micro-batch then writes nothing). A kept producer needs no such
-check: any other attempt with the same transactional id fences it, and its commit fails.
+start-up checks. Once its producer has fenced every earlier attempt, it reads what was committed
+to the offsets topic since planning: if an earlier attempt of the same micro-batch committed, it
+emits that attempt's rows and runs nothing (`runtime.replay`); else its first commit checks that
+no earlier attempt committed its partitions (a re-executed micro-batch then writes nothing). A
+kept producer needs no such check: any other attempt with the same transactional id fences it,
+and its commit fails.
 """
 
 from __future__ import annotations
@@ -60,6 +63,13 @@ from spark_eos_connect.runtime.generations import (
     task_startup_problem,
 )
 from spark_eos_connect.runtime.records import committed_rows, to_bytes
+from spark_eos_connect.runtime.replay import (
+    ROWS_HEADER,
+    EarlierAttempt,
+    attempt_digest,
+    committed_by,
+    encode_rows_header,
+)
 from spark_eos_connect.runtime.source_conversion import RecordPreparer, last_offsets
 from spark_eos_connect.runtime.source_plan import SourceTaskPlan
 from spark_eos_connect.storage.config_store import KafkaConfigStore
@@ -177,6 +187,9 @@ class LiveSourceTask:
         self._acknowledged: list[tuple[SourceRecord, RecordMetadata | None]] = []
         self._errors: list[str] = []
         self._ready_rows: list[pa.RecordBatch] = []
+        self._offsets_view: OffsetsTopicView | None = None
+        self._earlier: EarlierAttempt | None = None
+        """Set when the task started: an earlier attempt of its micro-batch committed."""
         self.batches = 0
         self.closed = False
         self.stale = False
@@ -203,7 +216,10 @@ class LiveSourceTask:
         result.connector, result.task = plan.connector, plan.task
         result.exactly_once, result.reused = plan.exactly_once, self.batches > 0
         self.batches += 1
-        if not self._may_run(plan):
+        if not self._may_run(plan, batch_id):
+            return
+        if self._earlier is not None:
+            yield from self._replay(self._earlier, result)
             return
         boundary = plan.transaction_boundary if plan.exactly_once else "poll"
         deadline = time.monotonic() + plan.max_poll_duration_ms / 1000
@@ -275,16 +291,16 @@ class LiveSourceTask:
 
     # -- start-up (KIP-618) ------------------------------------------------------------------
 
-    def _may_run(self, plan: SourceTaskPlan) -> bool:
+    def _may_run(self, plan: SourceTaskPlan, batch_id: int | None) -> bool:
         """Start the task on first use; False if the connector stopped or paused since the
         batch was planned (nothing is written, nothing moves)."""
         if self.task is None:
-            return self._start(plan)
+            return self._start(plan, batch_id)
         if self._config_store is not None:  # one cheap request when nothing changed
             return self._check_generation(self._config_store, plan)
         return True
 
-    def _start(self, plan: SourceTaskPlan) -> bool:
+    def _start(self, plan: SourceTaskPlan, batch_id: int | None) -> bool:
         config = plan.providers.resolve(plan.task_config)  # before any client is built
         if plan.conversion is not None and self._preparer is None:
             self._preparer = RecordPreparer(
@@ -306,6 +322,10 @@ class LiveSourceTask:
             self.producer = idempotent_producer({**self._clients, "on_delivery": self._delivered})
         if self._config_store is not None and not self._check_generation(self._config_store, plan):
             return False
+        if plan.exactly_once:  # after init_transactions: no earlier attempt commits any more
+            self._earlier = self._read_offsets_since_planning(plan, batch_id)
+            if self._earlier is not None:
+                return True  # the micro-batch was committed: replay it, start nothing
         task = load_class(plan.task_class)()
         if not isinstance(task, SourceTask):
             raise ConfigError(f"{plan.task_class} is not a SourceTask")
@@ -325,6 +345,38 @@ class LiveSourceTask:
         self.task = task
         self._wants_record_callbacks = type(task).commit_record is not SourceTask.commit_record
         return True
+
+    def _read_offsets_since_planning(
+        self, plan: SourceTaskPlan, batch_id: int | None
+    ) -> EarlierAttempt | None:
+        """Catch up with what was committed to the offsets topic since the plan was made; what
+        an earlier attempt of this micro-batch committed, if one did."""
+        view = OffsetsTopicView(self._clients, plan.offsets_topic)
+        view.positions = dict(plan.offsets_positions)
+        for partition, offset in plan.committed:
+            view.snapshot.apply(
+                encode_offset_key(plan.connector, partition), encode_offset_value(offset)
+            )
+        self._offsets_view = view
+        return committed_by(attempt_digest(plan, batch_id), view.read_new())
+
+    def _replay(self, earlier: EarlierAttempt, result: BatchResult) -> Iterator[pa.RecordBatch]:
+        """Emit what an earlier attempt of the micro-batch committed; run and write nothing."""
+        self._earlier = None
+        self.stale = True  # the host starts a fresh task for the next micro-batch
+        result.replayed = True
+        result.transactions = earlier.transactions
+        result.records = sum(rows.num_rows for rows in earlier.rows)
+        if earlier.unrecorded:
+            log.warning(
+                "connector %s task %d: %d transactions of an earlier attempt of this "
+                "micro-batch committed more fragmented offsets than their header holds; their "
+                "rows are not emitted again (the records are in Kafka, once)",
+                self.plan.connector,
+                self.plan.task,
+                earlier.unrecorded,
+            )
+        yield from earlier.rows
 
     @staticmethod
     def _check_generation(store: KafkaConfigStore, plan: SourceTaskPlan) -> bool:
@@ -515,6 +567,12 @@ class LiveSourceTask:
                 return
             self._verified = True
         self._await_deliveries(producer)
+        rows = committed_rows(*self._rows)
+        headers = (
+            [(ROWS_HEADER, encode_rows_header(attempt_digest(plan, batch_id), rows))]
+            if plan.exactly_once
+            else None
+        )
         for message in offset_messages(
             plan.offsets_topic, plan.offsets_topic_partitions, plan.connector, offsets
         ):
@@ -525,7 +583,9 @@ class LiveSourceTask:
                 message.key,
                 partition=message.partition,
                 on_delivery=self._offsets_delivered,
+                headers=headers,
             )
+            headers = None  # on the transaction's first offsets record only
         if plan.exactly_once:
             inject("before_commit", batch_id)
             try:
@@ -534,12 +594,12 @@ class LiveSourceTask:
                 self._in_transaction = False
                 raise self._explained(error) from error
             self._in_transaction = False
-            self._committed_now(offsets, result)
+            self._committed_now(offsets, rows, result)
             inject("after_commit", batch_id)
             return
         self._await_deliveries(producer)
         self._in_transaction = False
-        self._committed_now(offsets, result)
+        self._committed_now(offsets, rows, result)
 
     def _await_deliveries(self, producer: Producer) -> None:
         """Wait until Kafka acknowledged everything produced; fail on any record it refused."""
@@ -560,7 +620,10 @@ class LiveSourceTask:
             )
 
     def _committed_now(
-        self, offsets: list[tuple[SourcePartition, SourceOffset]], result: BatchResult
+        self,
+        offsets: list[tuple[SourcePartition, SourceOffset]],
+        rows: pa.RecordBatch,
+        result: BatchResult,
     ) -> None:
         """Bookkeeping and the task's hooks once a transaction is committed."""
         for partition, offset in offsets:
@@ -568,12 +631,11 @@ class LiveSourceTask:
             self._committed[key] = offset
             self._owned.add(key)
         self._pending_offsets.clear()
-        topics, partitions, positions = self._rows
-        result.records += len(topics)
+        result.records += rows.num_rows
         result.transactions += 1
         result.offsets_committed += len(offsets)
-        if topics:
-            self._ready_rows.append(committed_rows(topics, partitions, positions))
+        if rows.num_rows:
+            self._ready_rows.append(rows)
         self._rows = ([], [], [])
         if self.plan.mirror_offsets_topic:
             self._mirror(offsets)
@@ -606,12 +668,6 @@ class LiveSourceTask:
         ready, self._ready_rows = self._ready_rows, []
         yield from ready
 
-    def unsent_rows(self) -> list[pa.RecordBatch]:
-        """Rows of committed transactions that `run_batch` has not yielded yet (it failed
-        after a commit): what a replay of the micro-batch must still emit."""
-        ready, self._ready_rows = self._ready_rows, []
-        return ready
-
     def _explained(self, error: KafkaException) -> EosConnectError:
         plan = self.plan
         if is_fenced(error):
@@ -627,13 +683,8 @@ class LiveSourceTask:
 
     def _not_stale(self, offsets: list[tuple[SourcePartition, SourceOffset]]) -> bool:
         """Whether no earlier attempt committed offsets of these partitions since planning."""
-        plan = self.plan
-        view = OffsetsTopicView(self._clients, plan.offsets_topic)
-        view.positions = dict(plan.offsets_positions)
-        for partition, offset in plan.committed:
-            view.snapshot.apply(
-                encode_offset_key(plan.connector, partition), encode_offset_value(offset)
-            )
+        plan, view = self.plan, self._offsets_view
+        assert view is not None  # read when the task started
         touched = [partition for partition, _ in offsets]
         try:
             view.catch_up(
@@ -646,6 +697,7 @@ class LiveSourceTask:
             )
         finally:
             view.close()
+            self._offsets_view = None
         planned = {partition_key(p): o for p, o in plan.committed}
         stale = stale_partitions(
             planned, touched, lambda p: view.snapshot.offset(plan.connector, p)
@@ -710,6 +762,8 @@ class LiveSourceTask:
                 log.warning("task %d stop() failed: %s", self.plan.task, error)
         if self._config_store is not None:
             self._config_store.close()
+        if self._offsets_view is not None:
+            self._offsets_view.close()
         self._flush_mirror()
 
 

@@ -333,6 +333,7 @@ class SourceCoordinator:
                 config_topic=config.config_topic,
                 status_topic=config.status_topic,
                 generation_commit_offset=self.generation_commit_offset,
+                status_generation=self.generation,
                 providers=config.providers,
                 conversion=config.conversion,
             )

@@ -56,6 +56,8 @@ class SourceTaskPlan:
     config_topic: str = ""
     status_topic: str = ""
     generation_commit_offset: int | None = None
+    status_generation: int = 0
+    """The generation the driver writes in status records; the task host writes it too."""
     extra: dict[str, Any] = field(default_factory=dict)
     providers: ConfigProviders = field(default_factory=ConfigProviders)
     """Resolve `task_config` and the Kafka settings with these on the task's host."""

@@ -6,7 +6,7 @@ task spawns a *task host* for it, a process that keeps the `LiveSourceTask` (tas
 producer) between micro-batches; every later micro-batch of that task on this executor, in any
 worker, is a request to that host over a Unix socket:
 
-    worker → host: {"plan", "kafka", "batch_id", "sys_path", "watch_pid"}
+    worker → host: {"plan", "kafka", "batch_id", "attempt", "sys_path", "watch_pid"}
     host → worker: ("rows", RecordBatch)* then ("done", BatchResult) or ("error", exception)
 
 Frames are length-prefixed pickles on a socket only this user can reach. The host serves one
@@ -15,10 +15,10 @@ matches it, when it fails, after `HOST_IDLE_S` without requests, or when the wor
 (Spark's Python daemon, or the executor itself) is gone. It stays in the worker's process group,
 so whatever kills the workers of an executor kills it too.
 
-A host remembers the rows of the last micro-batch whose attempt committed something, with the
-plan it ran. When Spark runs that micro-batch again (a task retry, the same plan and batch id),
-the host answers with those rows and runs nothing: the retry emits exactly the records the
-earlier attempt committed, so a downstream sink misses none of them.
+A task that fails is dropped. When Spark runs its micro-batch again (`attempt` > 0), here or
+on another executor, the fresh task finds in the offsets topic what an earlier attempt
+committed, if one did, and emits those rows (`runtime.replay`); once such a retry succeeds, the
+host writes the task's RUNNING status over the FAILED one the failure left.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def connect_to_host(path: Path, watch_pid: int) -> socket.socket:
 
 
 def run_on_host(
-    kafka: Mapping[str, Any], plan: SourceTaskPlan, batch_id: int | None
+    kafka: Mapping[str, Any], plan: SourceTaskPlan, batch_id: int | None, attempt: int = 0
 ) -> Iterator[pa.RecordBatch]:
     """Run `plan` on its task's host; yields the rows of what it committed."""
     sock = connect_to_host(host_socket_path(kafka, plan), os.getppid())
@@ -170,6 +170,7 @@ def run_on_host(
                 "plan": plan,
                 "kafka": dict(kafka),
                 "batch_id": batch_id,
+                "attempt": attempt,
                 "sys_path": list(sys.path),
                 "watch_pid": os.getppid(),
             },
@@ -187,18 +188,22 @@ def run_on_host(
 # -- host side ---------------------------------------------------------------------------------
 
 
-def report_task_failure(kafka: Mapping[str, Any], plan: SourceTaskPlan, trace: str) -> None:
-    """Best effort: the task's FAILED state and trace in the status topic (Connect's format)."""
+def report_task_status(
+    kafka: Mapping[str, Any], plan: SourceTaskPlan, state: StatusState, trace: str | None = None
+) -> None:
+    """Best effort: the task's state (and trace) in the status topic (Connect's format)."""
     if not plan.status_topic:
         return
     from spark_eos_connect.storage.status_store import KafkaStatusStore
 
     try:
         store = KafkaStatusStore(plan.providers.resolve(kafka, prefix="kafka."), plan.status_topic)
-        store.put_task_status(plan.connector, plan.task, StatusState.FAILED, worker_id(), 0, trace)
+        store.put_task_status(
+            plan.connector, plan.task, state, worker_id(), plan.status_generation, trace
+        )
         store.close()
-    except Exception as error:  # the task's own failure is what must surface
-        log.warning("could not record the failure of task %d: %s", plan.task, error)
+    except Exception as error:  # the task's own outcome is what must surface
+        log.warning("could not record task %d as %s: %s", plan.task, state.value, error)
 
 
 def _portable(error: BaseException, trace: str) -> BaseException:
@@ -210,20 +215,6 @@ def _portable(error: BaseException, trace: str) -> BaseException:
     return error
 
 
-def attempt_key(plan: SourceTaskPlan, batch_id: Any) -> bytes:
-    """What two attempts of the same micro-batch of a task share: the batch id and the plan
-    the driver made for it (generation, committed offsets, offsets-topic positions)."""
-    return pickle.dumps(
-        (
-            batch_id,
-            plan.transactional_id,
-            plan.generation_commit_offset,
-            plan.committed,
-            sorted(plan.offsets_positions.items()),
-        )
-    )
-
-
 class TaskHost:
     """Serves micro-batches of one task, keeping the task alive between them."""
 
@@ -232,9 +223,6 @@ class TaskHost:
         self.watch_pid = watch_pid
         self.live: LiveSourceTask | None = None
         self.last_request = time.monotonic()
-        self.replay: tuple[bytes, list[pa.RecordBatch]] | None = None
-        """The last micro-batch that committed something: its attempt key and its rows."""
-        self._sent: list[pa.RecordBatch] = []
 
     def serve(self) -> None:
         """Accept requests until idle for `HOST_IDLE_S` or the watched process is gone."""
@@ -283,89 +271,68 @@ class TaskHost:
                 sys.path.append(entry)
         plan: SourceTaskPlan = request["plan"]
         kafka: dict[str, Any] = request["kafka"]
-        key = attempt_key(plan, request["batch_id"])
-        if self.replay is not None and self.replay[0] == key:
-            self._replay(conn, plan, request["batch_id"], self.replay[1])
-            return
         if self.live is not None and (self.live.kafka != kafka or not self.live.matches(plan)):
             self._drop_task()
         started = time.monotonic()
-        self._sent = []
         try:
             result = self._run(conn, kafka, plan, request["batch_id"])
         except (ConnectionError, OSError) as error:
             log.warning("task %d: the Spark task went away mid-batch (%s)", plan.task, error)
-            self._remember(key)
             self._drop_task()
             return
         except BaseException as error:
             trace = traceback.format_exc()
-            self._remember(key)
             self._drop_task()
-            report_task_failure(kafka, plan, trace)
+            report_task_status(kafka, plan, StatusState.FAILED, trace)
             with contextlib.suppress(OSError):
                 send_frame(conn, ("error", _portable(error, trace)))
             if not isinstance(error, Exception):
                 raise
             return
-        log.info(
-            "batch %s: %d records committed in %d transactions, %.3f s (%s task)",
-            request["batch_id"],
-            result.records,
-            result.transactions,
-            time.monotonic() - started,
-            "kept" if result.reused else "fresh",
-        )
-        self._remember(key)
+        if result.replayed:
+            log.info(
+                "batch %s: %d records committed by an earlier attempt of this micro-batch, "
+                "replayed",
+                request["batch_id"],
+                result.records,
+            )
+        else:
+            log.info(
+                "batch %s: %d records committed in %d transactions, %.3f s (%s task)",
+                request["batch_id"],
+                result.records,
+                result.transactions,
+                time.monotonic() - started,
+                "kept" if result.reused else "fresh",
+            )
         with contextlib.suppress(OSError):
             send_frame(conn, ("done", result))
-
-    def _remember(self, key: bytes) -> None:
-        """Keep what this attempt committed (sent, or committed but not yet sent) for a replay."""
-        rows = self._sent + (self.live.unsent_rows() if self.live is not None else [])
-        self._sent = []
-        self.replay = (key, rows) if rows else None
-
-    def _replay(
-        self, conn: socket.socket, plan: SourceTaskPlan, batch_id: Any, rows: list[pa.RecordBatch]
-    ) -> None:
-        """Answer a re-run of the remembered micro-batch with its committed rows."""
-        result = BatchResult(connector=plan.connector, task=plan.task, replayed=True)
-        result.records = sum(batch.num_rows for batch in rows)
-        log.info(
-            "batch %s: %d records committed by an earlier attempt of this micro-batch, replayed",
-            batch_id,
-            result.records,
-        )
-        with contextlib.suppress(OSError):
-            for batch in rows:
-                send_frame(conn, ("rows", batch))
-            send_frame(conn, ("done", result))
-
-    def _send_rows(self, conn: socket.socket, rows: pa.RecordBatch) -> None:
-        self._sent.append(rows)
-        send_frame(conn, ("rows", rows))
+        if request.get("attempt", 0) > 0:  # an earlier attempt failed, and most likely said so
+            report_task_status(kafka, plan, StatusState.RUNNING)
 
     def _run(
         self, conn: socket.socket, kafka: dict[str, Any], plan: SourceTaskPlan, batch_id: Any
     ) -> BatchResult:
-        """Run the batch; a kept producer that turns out fenced is replaced once."""
+        """Run the batch; a kept producer that turns out fenced before anything committed is
+        replaced once."""
         reused = self.live is not None
         if self.live is None:
             self.live = LiveSourceTask(kafka, plan)
         result = BatchResult()
+        sent = False
         try:
             for rows in self.live.run_batch(plan, batch_id, result):
-                self._send_rows(conn, rows)
+                send_frame(conn, ("rows", rows))
+                sent = True
         except ProducerFencedError:
-            if not reused:
+            if not reused or sent:  # rows already out: Spark's retry replays them, not us
                 raise
             log.info("task %d: the kept producer was fenced; starting afresh", plan.task)
             self._drop_task()
             self.live = LiveSourceTask(kafka, plan)
             result = BatchResult()
             for rows in self.live.run_batch(plan, batch_id, result):
-                self._send_rows(conn, rows)
+                send_frame(conn, ("rows", rows))
         if self.live.stale:
             self._drop_task()
         return result

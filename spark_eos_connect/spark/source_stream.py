@@ -21,7 +21,7 @@ from spark_eos_connect.runtime.source_coordinator import SourceCoordinator
 from spark_eos_connect.runtime.source_plan import SourceTaskPlan
 from spark_eos_connect.runtime.task_host import run_on_host
 from spark_eos_connect.spark.drain import draining
-from spark_eos_connect.spark.task_context import current_batch_id
+from spark_eos_connect.spark.task_context import current_attempt, current_batch_id
 
 
 @dataclass
@@ -64,7 +64,8 @@ class EosConnectSourceStreamReader(DataSourceStreamReader):
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         """Executor: one micro-batch of the task; rows of the records it committed."""
         assert isinstance(partition, SourceTaskPartition)
-        yield from run_on_host(self.config.kafka, partition.plan, current_batch_id())
+        plan = partition.plan
+        yield from run_on_host(self.config.kafka, plan, current_batch_id(), current_attempt())
 
     def commit(self, end: dict[str, int]) -> None:
         """Driver: nothing to do; offsets were committed with the records."""

@@ -10,3 +10,11 @@ def current_batch_id() -> int | None:
     context = TaskContext.get()
     value = context.getLocalProperty("streaming.sql.batchId") if context else None
     return int(value) if value not in (None, "") else None
+
+
+def current_attempt() -> int:
+    """How many earlier attempts of the running Spark task failed (0 outside a task)."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    return context.attemptNumber() if context else 0

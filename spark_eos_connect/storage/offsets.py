@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spark_eos_connect.kafka.clients import (
+    ConsumedRecord,
     TopicTail,
     admin_client,
     ensure_topic,
@@ -90,10 +91,18 @@ class OffsetsTopicView:
         self, partitions: Iterable[int] | None = None, timeout_s: float = 60.0
     ) -> OffsetsTopicView:
         """Read new records up to the high watermark, waiting for open transactions to end."""
-        for record in self._tail.read_new(timeout_s, True, partitions):
+        self.read_new(partitions, timeout_s)
+        return self
+
+    def read_new(
+        self, partitions: Iterable[int] | None = None, timeout_s: float = 60.0
+    ) -> list[ConsumedRecord]:
+        """`catch_up`, returning the records read (headers included)."""
+        records = self._tail.read_new(timeout_s, True, partitions)
+        for record in records:
             if record.key is not None:
                 self.snapshot.apply(record.key, record.value)
-        return self
+        return records
 
     def close(self) -> None:
         """Release the view's Kafka clients."""

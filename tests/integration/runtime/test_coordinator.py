@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from spark_eos_connect.protocol.config_records import parse_config_key
+from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime.framework_config import parse_source_pipeline
 from spark_eos_connect.runtime.generations import TaskStartupError
 from spark_eos_connect.runtime.live_task import BatchResult, run_task_once
@@ -216,29 +217,40 @@ def test_task_refuses_to_start_without_a_task_count_record_after_its_configs(
     assert read_committed(coordinator.config.connector_props["topic"]) == []
 
 
-def test_status_topic_shows_the_running_connector_and_a_failed_task(
+def test_status_topic_shows_the_running_connector_and_a_failed_task_until_it_runs_again(
     connector: Callable[..., SourceCoordinator],
     bootstrap_servers: str,
     read_committed: Callable[..., list[Any]],
 ) -> None:
-    from spark_eos_connect.runtime.task_host import report_task_failure
+    from spark_eos_connect.runtime.task_host import report_task_status
 
     coordinator = connector(tasks=2)
     name = coordinator.config.name
     [plan, _] = coordinator.plan()
-    report_task_failure({"bootstrap.servers": bootstrap_servers}, plan, "Traceback: boom")
 
-    latest = {
-        r.key.decode(): json.loads(r.value)
-        for r in read_committed("eosconnect-status")
-        if r.key is not None and r.value is not None and name in r.key.decode()
-    }
-    assert latest[f"status-connector-{name}"]["state"] == "RUNNING"
-    assert latest[f"status-task-{name}-1"]["state"] == "RUNNING"
-    assert latest[f"status-task-{name}-0"] == {
+    def latest() -> dict[str, Any]:
+        return {
+            r.key.decode(): json.loads(r.value)
+            for r in read_committed("eosconnect-status")
+            if r.key is not None and r.value is not None and name in r.key.decode()
+        }
+
+    kafka = {"bootstrap.servers": bootstrap_servers}
+    report_task_status(kafka, plan, StatusState.FAILED, "Traceback: boom")
+
+    failed = latest()
+    assert failed[f"status-connector-{name}"]["state"] == "RUNNING"
+    assert failed[f"status-task-{name}-1"]["state"] == "RUNNING"
+    assert failed[f"status-task-{name}-0"] == {
         "state": "FAILED",
         "trace": "Traceback: boom",
-        "worker_id": latest[f"status-task-{name}-0"]["worker_id"],
-        "generation": 0,
+        "worker_id": failed[f"status-task-{name}-0"]["worker_id"],
+        "generation": coordinator.generation,
     }
-    assert list(latest[f"status-connector-{name}"]) == ["state", "trace", "worker_id", "generation"]
+    assert list(failed[f"status-connector-{name}"]) == ["state", "trace", "worker_id", "generation"]
+
+    report_task_status(kafka, plan, StatusState.RUNNING)  # a Spark retry of the task succeeded
+
+    running = latest()[f"status-task-{name}-0"]
+    assert (running["state"], running["trace"]) == ("RUNNING", None)
+    assert running["generation"] == coordinator.generation

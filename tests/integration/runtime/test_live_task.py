@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from spark_eos_connect.connectors.generator import parse_generated_value
@@ -24,6 +25,7 @@ from spark_eos_connect.runtime.live_task import (
     LiveSourceTask,
     run_task_once,
 )
+from spark_eos_connect.runtime.records import COMMITTED_ROW_SCHEMA
 from spark_eos_connect.runtime.source_coordinator import SourceCoordinator
 from spark_eos_connect.runtime.source_plan import SourceTaskPlan
 from spark_eos_connect.testing import fibonacci_transactions
@@ -153,7 +155,19 @@ def test_a_kept_producer_of_an_older_generation_never_writes_after_a_reconfigura
     assert generated(read_committed, topic) == Counter(range(2 * PER_BATCH))
 
 
-def test_reexecuted_attempt_after_a_commit_writes_nothing(
+def rows_of(plan: SourceTaskPlan, kafka: dict[str, Any], batch_id: int) -> tuple[Any, BatchResult]:
+    """What one fresh attempt of `plan` as micro-batch `batch_id` emits, and its result."""
+    live, result = LiveSourceTask(kafka, plan), BatchResult()
+    try:
+        rows = pa.Table.from_batches(
+            list(live.run_batch(plan, batch_id, result)), schema=COMMITTED_ROW_SCHEMA
+        )
+    finally:
+        live.close()
+    return rows, result
+
+
+def test_a_reexecuted_attempt_after_a_commit_writes_nothing_and_emits_the_same_rows(
     plan_factory: Callable[..., tuple[SourceCoordinator, str]],
     bootstrap_servers: str,
     read_committed: Callable[..., list[Any]],
@@ -162,12 +176,18 @@ def test_reexecuted_attempt_after_a_commit_writes_nothing(
     coordinator, topic = plan_factory()
     [plan] = coordinator.plan()
 
-    first = run_task_once(kafka, plan)
-    again = run_task_once(kafka, plan)
+    first_rows, first = rows_of(plan, kafka, 7)
+    again_rows, again = rows_of(plan, kafka, 7)  # Spark's retry of the same micro-batch
+    other_rows, other = rows_of(plan, kafka, 8)  # another batch planned from the same offsets
 
-    assert (first.records, first.transactions) == (PER_BATCH, 1)
-    assert (again.records, again.transactions, again.stale_rows_skipped) == (0, 0, PER_BATCH)
-    assert len(read_committed(topic)) == PER_BATCH
+    assert (first.records, first.transactions, first.replayed) == (PER_BATCH, 1, False)
+    assert (again.records, again.stale_rows_skipped, again.replayed) == (PER_BATCH, 0, True)
+    assert again_rows.equals(first_rows)
+    written = read_committed(topic)
+    assert sorted(first_rows.column("offset").to_pylist()) == [r.offset for r in written]
+    assert (other.records, other.transactions, other.stale_rows_skipped) == (0, 0, PER_BATCH)
+    assert other_rows.num_rows == 0
+    assert len(written) == PER_BATCH
     [next_plan] = coordinator.plan()
     assert [offset for _, offset in next_plan.committed] == [{"position": PER_BATCH}]
 
@@ -197,8 +217,8 @@ def test_aborted_transaction_leaves_no_records_and_no_offsets(
     live = LiveSourceTask({"bootstrap.servers": bootstrap_servers}, plan)
     original_start = live._start
 
-    def start_then_wrap(p: SourceTaskPlan) -> bool:
-        started = original_start(p)
+    def start_then_wrap(p: SourceTaskPlan, batch_id: int | None) -> bool:
+        started = original_start(p, batch_id)
         live.producer = _FailingCommit(live.producer)
         return started
 

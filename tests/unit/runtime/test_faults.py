@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import pickle
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,3 +81,25 @@ def test_an_injected_fault_crosses_the_task_host_socket_as_itself() -> None:
 
     assert isinstance(error, InjectedFault)
     assert str(error) == "injected fault fail_after_commit@1"
+
+
+def test_a_lost_host_is_this_process_killed_once_per_marker(tmp_path: Path) -> None:
+    marker = tmp_path / "fired"
+    env = {**os.environ, FAULT_ENV: "lose_host_after_commit@1", MARKER_ENV: str(marker)}
+    script = (
+        "from spark_eos_connect.runtime.faults import inject\n"
+        "inject('after_commit', 0)\n"  # another batch
+        "inject('before_commit', 1)\n"  # another point
+        "inject('after_commit', 1)\n"
+        "print('survived')\n"
+    )
+
+    def run() -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-c", script]
+        return subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+
+    first = run()
+    assert first.returncode == -signal.SIGKILL, first.stderr
+    assert marker.read_text() == "lose_host_after_commit@1\n"
+    second = run()  # the retry finds the marker and goes on
+    assert (second.returncode, second.stdout) == (0, "survived\n"), second.stderr
