@@ -459,19 +459,29 @@ class DeltaTableWriter:
         )
         return committed + 1
 
-    def _metadata(self, batch_id: int, txn_version: int, stored: Mapping[TP, int]) -> str:
-        """Commit `userMetadata`: the connector's offsets after this batch (next to read)."""
-        offsets = {tp: offset + 1 for tp, offset in stored.items()}
-        recorded = {
+    def _metadata(self, batch_id: int, txn_version: int, stored: Mapping[TP, int] | None) -> str:
+        """Commit `userMetadata`: the connector's offsets after this batch (next to read), when
+        they were computed (`None`: every record of the batch left a row, which holds them)."""
+        recorded: dict[str, Any] = {
             "connector": self.config.name,
             "batch": batch_id,
             "txnVersion": txn_version,
-            "offsets": offsets_to_json(offsets),
         }
+        if stored is not None:
+            offsets = {tp: offset + 1 for tp, offset in stored.items()}
+            recorded["offsets"] = offsets_to_json(offsets)
         return json.dumps({"eosconnect": recorded}, separators=(",", ":"))
 
+    def _records_may_leave_no_row(self) -> bool:
+        """Whether a record of a batch can end in no row: a value failing `value.schema`, an
+        upsert's tombstone or missing key. Only then must the commit carry offsets that the
+        rows do not, and failed records be reported before it, which takes a pass over the
+        batch before the write."""
+        return bool(self.config.value_schema) or self.config.mode == "upsert"
+
     def write(self, df: Any, batch_id: int) -> dict[TP, int]:
-        """Write one micro-batch of Kafka rows; the next offset per partition it covered."""
+        """Write one micro-batch of Kafka rows; the next offset per partition it covered, when
+        computed (`{}` otherwise: the Delta task commits no group offsets either way)."""
         from pyspark.sql import functions as F
 
         spark = df.sparkSession
@@ -483,6 +493,8 @@ class DeltaTableWriter:
         # faster than building Spark's cache of every row and writing from it.
         rows = only_new(df, stored)
         checked = check_rows(rows, self.config)
+        if not self._records_may_leave_no_row():
+            return self._write_every_row(spark, checked, batch_id, state)
         stats = (
             checked.groupBy("topic", "partition")
             .agg(
@@ -512,6 +524,31 @@ class DeltaTableWriter:
             "failed records tolerated, offsets kept in the table"
         )
         return {tp: offset + 1 for tp, offset in covered.items()}
+
+    def _write_every_row(
+        self, spark: Any, checked: Any, batch_id: int, state: _TableState
+    ) -> dict[TP, int]:
+        """Write a batch whose every record becomes a row, in one pass: the rows carry the
+        offsets, and the rows written are counted as they are written. The writer's own idea
+        of the table's offsets stays what it read (a lower bound, all `only_new` needs while
+        nobody else writes the table; another writer's commit makes it read them again)."""
+        from pyspark.sql import Observation
+        from pyspark.sql import functions as F
+
+        counted = Observation(f"eosconnect-delta-{self.config.name}-{batch_id}")
+        good = table_rows(checked, self.config).observe(counted, F.count(F.lit(1)).alias("rows"))
+        txn_version = self._txn_version(batch_id, state.txn)
+        metadata = self._metadata(batch_id, txn_version, None)
+        self._commit(spark, _crash_hook(good, batch_id), txn_version, metadata)
+        written = int(counted.get["rows"])
+        location = table_location(spark, self.config)
+        self._state = _TableState(table_version(spark, location), txn_version, state.stored)
+        self.last_summary = (
+            f"batch {batch_id}: {written} rows written to {self.config.location} "
+            f"(txnVersion {txn_version}, table version {self._state.version}), offsets kept in "
+            "the table"
+        )
+        return {}
 
 
 # --- foreachBatch entry point (driver) ----------------------------------------------------------
