@@ -14,10 +14,12 @@ of a partition is simply `max(_kafka_offset)`. Each batch: drop rows at or below
 offsets, handle failed records (`errors.tolerance`, DLQ), then one Delta commit with
 `txnAppId` = connector name and `txnVersion` = batch id. If Spark's checkpoint was lost, batch
 ids start again below the table's `txnVersion`, and Delta would silently skip new data: such a
-batch uses the table's `txnVersion` + 1 instead. Commits also carry `userMetadata` JSON with
-the connector's offsets after the batch: while the history still holds that commit, it adds the
-offsets of records that left no row (failed records sent to the DLQ, upsert tombstones), and it
-shows people reading the history what each commit covers.
+batch uses the table's `txnVersion` + 1 instead. Commits carry `userMetadata` JSON naming the
+connector, batch and `txnVersion`. When a record of the batch may leave no row (a value failing
+`value.schema` sent to the DLQ, an upsert's tombstone), a pass over the batch before the write
+finds those and the metadata also holds the connector's offsets after the batch: while the
+history still holds that commit, it adds the offsets the rows do not. Otherwise every record
+becomes a row and the batch is written in one pass.
 """
 
 from __future__ import annotations
