@@ -349,8 +349,10 @@ class LiveSourceTask:
     def _read_offsets_since_planning(
         self, plan: SourceTaskPlan, batch_id: int | None
     ) -> EarlierAttempt | None:
-        """Catch up with what was committed to the offsets topic since the plan was made; what
-        an earlier attempt of this micro-batch committed, if one did."""
+        """Catch up with what was committed to the offsets topic since the plan was made, up to
+        the last stable offsets (an open transaction, a zombie's maybe, must not hold a task's
+        start); what an earlier attempt of this micro-batch committed, if one did. Behind an
+        open transaction, the first commit's stale check finds it instead."""
         view = OffsetsTopicView(self._clients, plan.offsets_topic)
         view.positions = dict(plan.offsets_positions)
         for partition, offset in plan.committed:
@@ -358,7 +360,8 @@ class LiveSourceTask:
                 encode_offset_key(plan.connector, partition), encode_offset_value(offset)
             )
         self._offsets_view = view
-        return committed_by(attempt_digest(plan, batch_id), view.read_new())
+        records = view.read_new(wait_for_open_transactions=False)
+        return committed_by(attempt_digest(plan, batch_id), records)
 
     def _replay(self, earlier: EarlierAttempt, result: BatchResult) -> Iterator[pa.RecordBatch]:
         """Emit what an earlier attempt of the micro-batch committed; run and write nothing."""
@@ -559,11 +562,16 @@ class LiveSourceTask:
         assert producer is not None
         offsets = list(self._pending_offsets.values())
         if plan.exactly_once and not self._verified:
-            if not self._not_stale(offsets):
+            stale, earlier = self._earlier_commit(offsets, batch_id)
+            if stale:
                 producer.flush(COMMIT_TIMEOUT_S)
                 result.stale_rows_skipped += len(self._rows[0])
                 self.stale = True
                 self._abort(result, counted=False)
+                if earlier is not None:  # this micro-batch's: its rows are this attempt's
+                    self._ready_rows.extend(earlier.rows)
+                    result.records += sum(rows.num_rows for rows in earlier.rows)
+                    result.replayed = True
                 return
             self._verified = True
         self._await_deliveries(producer)
@@ -681,13 +689,16 @@ class LiveSourceTask:
             f"({error.args[0]}); nothing of it was committed"
         )
 
-    def _not_stale(self, offsets: list[tuple[SourcePartition, SourceOffset]]) -> bool:
-        """Whether no earlier attempt committed offsets of these partitions since planning."""
+    def _earlier_commit(
+        self, offsets: list[tuple[SourcePartition, SourceOffset]], batch_id: int | None
+    ) -> tuple[bool, EarlierAttempt | None]:
+        """Whether an earlier attempt committed offsets of these partitions since planning,
+        and what an earlier attempt of this micro-batch committed, if the records read show it."""
         plan, view = self.plan, self._offsets_view
         assert view is not None  # read when the task started
         touched = [partition for partition, _ in offsets]
         try:
-            view.catch_up(
+            records = view.read_new(
                 {
                     default_partition(
                         encode_offset_key(plan.connector, p), plan.offsets_topic_partitions
@@ -710,7 +721,8 @@ class LiveSourceTask:
                 plan.task,
                 stale,
             )
-        return not stale
+            return True, committed_by(attempt_digest(plan, batch_id), records)
+        return False, None
 
     # -- mirroring to the global offsets topic (KIP-618: best effort, never fails the task) --
 

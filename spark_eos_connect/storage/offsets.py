@@ -95,10 +95,14 @@ class OffsetsTopicView:
         return self
 
     def read_new(
-        self, partitions: Iterable[int] | None = None, timeout_s: float = 60.0
+        self,
+        partitions: Iterable[int] | None = None,
+        timeout_s: float = 60.0,
+        wait_for_open_transactions: bool = True,
     ) -> list[ConsumedRecord]:
-        """`catch_up`, returning the records read (headers included)."""
-        records = self._tail.read_new(timeout_s, True, partitions)
+        """`catch_up`, returning the records read (headers included); without waiting, up to
+        the last stable offsets only."""
+        records = self._tail.read_new(timeout_s, wait_for_open_transactions, partitions)
         for record in records:
             if record.key is not None:
                 self.snapshot.apply(record.key, record.value)
