@@ -129,8 +129,10 @@ assert sorted(values) == sorted(committed_values), values  # each committed reco
 
 # MAGIC %md
 # MAGIC Every row carries its Kafka coordinates (`_kafka_topic`, `_kafka_partition`,
-# MAGIC `_kafka_offset`), written in the same Delta commit as the data. The commit's
-# MAGIC `userMetadata` also records the next offset to read per partition after that batch.
+# MAGIC `_kafka_offset`), written in the same Delta commit as the data: the next offset to
+# MAGIC read per partition is the highest `_kafka_offset` plus one. The commit's `userMetadata`
+# MAGIC names the connector, batch and `txnVersion` (it adds offsets only when a record may leave
+# MAGIC no row: a value failing `value.schema`, an upsert's tombstone).
 
 # COMMAND ----------
 
@@ -142,8 +144,9 @@ history = spark.sql(f"DESCRIBE HISTORY delta.`{options['path']}`")  # noqa: F821
 history.select("version", "operation", "userMetadata").orderBy("version").show(truncate=False)
 last_commit = history.orderBy(F.desc("version")).first()
 recorded = json.loads(last_commit["userMetadata"])["eosconnect"]
-print("offsets in the last commit:", recorded["offsets"])
-assert recorded["offsets"] == {topic: in_rows}
+print("next offsets from the rows:", in_rows, "last commit:", recorded)
+assert recorded["connector"] == options["name"] and "offsets" not in recorded  # noqa: F821
+assert json.loads(starting_offsets(options, spark)) == {topic: in_rows}  # noqa: F821
 
 # COMMAND ----------
 
