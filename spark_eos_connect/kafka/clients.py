@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from confluent_kafka import (
     OFFSET_BEGINNING,
@@ -13,6 +14,7 @@ from confluent_kafka import (
     IsolationLevel,
     KafkaError,
     KafkaException,
+    Producer,
     TopicPartition,
 )
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
@@ -101,6 +103,24 @@ def ensure_reachable(config: Mapping[str, Any], timeout_s: float | None = None) 
             f"kafka.bootstrap.servers={config.get('bootstrap.servers')}: no broker answered "
             f"within {waited:.0f} s ({detail}); check the address and that the brokers are up"
         ) from None
+
+
+CONNECT_WAIT_S = 5.0
+"""How long `connected` waits for its metadata answer before letting the client go on."""
+Client = TypeVar("Client", Consumer, Producer)
+
+
+def connected(client: Client, timeout_s: float = CONNECT_WAIT_S) -> Client:
+    """`client` once it holds a broker connection and the cluster's metadata.
+
+    A new librdkafka client that fetches, or asks for a producer id, before any broker is up
+    waits for a retry timer: the first read of a fresh consumer, `init_transactions` of a
+    fresh producer and the first delivery of an idempotent one took 0.5 s (sometimes 1 s)
+    against a local broker, and 0.06-0.08 s after one metadata request. A client that cannot
+    get it within `timeout_s` goes on, and its own request reports the failure."""
+    with contextlib.suppress(KafkaException):
+        client.list_topics(timeout=timeout_s)
+    return client
 
 
 def admin_client(config: Mapping[str, Any]) -> AdminClient:
@@ -386,14 +406,16 @@ class TopicTail:
         if not pending:
             return []
         if self._consumer is None:
-            self._consumer = Consumer(
-                {
-                    **self.config,
-                    "group.id": "eosconnect-reader-unused",
-                    "enable.auto.commit": False,
-                    "enable.partition.eof": False,
-                    "isolation.level": "read_committed",
-                }
+            self._consumer = connected(
+                Consumer(
+                    {
+                        **self.config,
+                        "group.id": "eosconnect-reader-unused",
+                        "enable.auto.commit": False,
+                        "enable.partition.eof": False,
+                        "isolation.level": "read_committed",
+                    }
+                )
             )
         assignment = [
             TopicPartition(self.topic, p, self.positions.get(p, OFFSET_BEGINNING)) for p in pending

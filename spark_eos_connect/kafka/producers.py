@@ -8,7 +8,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException, Producer
 
 from spark_eos_connect.errors import EosConnectError
-from spark_eos_connect.kafka.clients import missing_acl
+from spark_eos_connect.kafka.clients import connected, missing_acl
 
 PRODUCER_DEFAULTS: dict[str, Any] = {
     "linger.ms": 20,
@@ -40,9 +40,8 @@ def transactional_producer(
     kafka: Mapping[str, Any], transactional_id: str, timeout_s: float = 60.0
 ) -> Producer:
     """A producer that has claimed `transactional_id`, fencing every older one."""
-    producer = Producer(
-        {**PRODUCER_DEFAULTS, **kafka, "transactional.id": transactional_id, "log_level": 3}
-    )
+    config = {**PRODUCER_DEFAULTS, **kafka, "transactional.id": transactional_id, "log_level": 3}
+    producer = connected(Producer(config))
     try:
         producer.init_transactions(timeout_s)
     except KafkaException as error:
@@ -62,7 +61,9 @@ def fence_transactional_id(
 
 def idempotent_producer(kafka: Mapping[str, Any]) -> Producer:
     """A non-transactional producer with idempotence on (at-least-once mode)."""
-    return Producer({**PRODUCER_DEFAULTS, **kafka, "enable.idempotence": True, "log_level": 3})
+    return connected(
+        Producer({**PRODUCER_DEFAULTS, **kafka, "enable.idempotence": True, "log_level": 3})
+    )
 
 
 def produce(

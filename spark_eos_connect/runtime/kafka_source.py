@@ -33,7 +33,12 @@ from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from spark_eos_connect.api.config import ConfigDef, ConfigType, Range
 from spark_eos_connect.errors import ConfigError, EosConnectError
-from spark_eos_connect.kafka.clients import is_unused_group_error, kafka_error_of, missing_acl
+from spark_eos_connect.kafka.clients import (
+    connected,
+    is_unused_group_error,
+    kafka_error_of,
+    missing_acl,
+)
 from spark_eos_connect.runtime.config_references import ConfigProviders
 from spark_eos_connect.runtime.framework_config import split_options
 
@@ -545,7 +550,7 @@ def read_range(
     needs no Group ACL (librdkafka's lookup of its unused group may be refused; see
     `is_unused_group_error`), only Read on the topic.
     """
-    consumer = Consumer({**kafka, **_FORCED_CONSUMER})
+    consumer = connected(Consumer({**kafka, **_FORCED_CONSUMER}))
     tp = KafkaTopicPartition(offsets.topic, offsets.partition, offsets.start)
     try:
         consumer.assign([tp])

@@ -22,6 +22,7 @@ from spark_eos_connect.bench.connect_worker import file_connector_config, worker
 from spark_eos_connect.bench.kafka_delta import Round, summarize
 from spark_eos_connect.bench.kafka_io import (
     VisibilityWatch,
+    first_visible,
     numbered_value,
     value_number,
     write_lines,
@@ -120,3 +121,11 @@ def test_visibility_watch_gives_up_when_the_writer_died() -> None:
         assert time.monotonic() - started < 5
         with pytest.raises(TimeoutError, match="0 of 10 records visible"):
             watch.wait(0.1)
+
+
+def test_records_are_visible_from_the_first_sample_whose_stable_offsets_pass_them() -> None:
+    samples = [(1.0, {0: 0, 1: 0}), (2.0, {0: 11, 1: 5}), (3.0, {0: 11, 1: 9}), (4.0, {0: 12})]
+    assert first_visible(samples, {0: 10, 1: 8}) == 3.0  # partition 1 passes offset 8 at 3.0
+    assert first_visible(samples, {0: 10}) == 2.0
+    assert first_visible(samples, {0: 12}) is None  # not yet sampled past it
+    assert first_visible([], {0: 0}) is None
