@@ -22,6 +22,7 @@ from spark_eos_connect import DATA_SOURCE_NAME
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.runtime.kafka_source import KAFKA_ROW_DDL, is_kafka_read
 from spark_eos_connect.runtime.records import COMMITTED_ROW_DDL
+from spark_eos_connect.spark.worker_gc import settle_heap
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,7 @@ class EosConnectDataSource(DataSource):
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
         """Driver: a sink connector's tasks, or a source connector's rows into Kafka."""
+        settle_heap()  # in a Python worker Spark runs again each micro-batch
         if connector_kind(self.options) == "sink":
             from spark_eos_connect.spark.sink_writer import EosConnectSinkStreamWriter
 

@@ -49,6 +49,7 @@ from spark_eos_connect.runtime.sink_lifecycle import (
     rebased,
 )
 from spark_eos_connect.spark.drain import draining
+from spark_eos_connect.spark.worker_gc import settle_heap
 
 log = logging.getLogger(__name__)
 
@@ -162,6 +163,7 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         """Executor: the committed records of one range."""
+        settle_heap()
         assert isinstance(partition, KafkaRangePartition)
         kafka = partition.providers.resolve(partition.kafka, prefix="kafka.")
         yield from read_range(kafka, partition.range, partition.poll_timeout_ms)

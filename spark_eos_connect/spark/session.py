@@ -122,12 +122,23 @@ def has_delta_jar(jars: str | None) -> bool:
     return any(Path(j.strip()).name.startswith(DELTA_JAR_PREFIX) for j in (jars or "").split(","))
 
 
+LOCAL_CHECKPOINT_FILE_MANAGER = (
+    "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager"
+)
+"""How a local session writes its streaming checkpoints. Spark's default goes through Hadoop's
+`FileContext`, which on the local file system (without Hadoop's native library, as pyspark
+ships) starts a `chmod` or `readlink` process for most files it writes or renames: about 3 per
+micro-batch, 50 ms of a 300 ms micro-batch on the development machine. The `FileSystem` based
+manager writes the same files and renames them with the file system's own (atomic) rename."""
+
+
 def local_tuning(cores: int) -> dict[str, str]:
     """Settings that suit one machine only."""
     return {
         "spark.ui.enabled": "false",
         "spark.databricks.delta.snapshotPartitions": str(cores),
         "spark.sql.shuffle.partitions": str(cores),
+        "spark.sql.streaming.checkpointFileManagerClass": LOCAL_CHECKPOINT_FILE_MANAGER,
     }
 
 

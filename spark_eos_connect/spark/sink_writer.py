@@ -31,6 +31,7 @@ from spark_eos_connect.runtime.sink_runner import (
     run_sink_task,
 )
 from spark_eos_connect.spark.task_context import current_batch_id
+from spark_eos_connect.spark.worker_gc import settle_heap
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,7 @@ class EosConnectSinkStreamWriter(DataSourceStreamArrowWriter):
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> SinkTaskCommitMessage:
         """Executor: one sink task over this Spark task's rows."""
+        settle_heap()
         from pyspark import TaskContext
 
         context = TaskContext.get()
@@ -94,6 +96,7 @@ class EosConnectSinkStreamWriter(DataSourceStreamArrowWriter):
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         """Driver: commit what `pre_commit` returned to the consumer group `connect-<name>`."""
+        settle_heap()
         results = [
             SinkTaskResult(**m.result) for m in messages if isinstance(m, SinkTaskCommitMessage)
         ]

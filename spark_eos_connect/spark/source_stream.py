@@ -22,6 +22,7 @@ from spark_eos_connect.runtime.source_plan import SourceTaskPlan
 from spark_eos_connect.runtime.task_host import run_on_host
 from spark_eos_connect.spark.drain import draining
 from spark_eos_connect.spark.task_context import current_attempt, current_batch_id
+from spark_eos_connect.spark.worker_gc import settle_heap
 
 
 @dataclass
@@ -63,6 +64,7 @@ class EosConnectSourceStreamReader(DataSourceStreamReader):
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         """Executor: one micro-batch of the task; rows of the records it committed."""
+        settle_heap()
         assert isinstance(partition, SourceTaskPartition)
         plan = partition.plan
         yield from run_on_host(self.config.kafka, plan, current_batch_id(), current_attempt())

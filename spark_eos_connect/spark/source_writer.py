@@ -18,6 +18,7 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 from spark_eos_connect.api.config import InvalidConfigError
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.runtime.framework_config import split_options
+from spark_eos_connect.spark.worker_gc import settle_heap
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,7 @@ class EosConnectSourceStreamWriter(DataSourceStreamArrowWriter):
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> CommittedRowsMessage:
         """Executor: count the committed records of one source task."""
+        settle_heap()
         records = 0
         for batch in iterator:
             if batch.num_rows == 0:
@@ -74,6 +76,7 @@ class EosConnectSourceStreamWriter(DataSourceStreamArrowWriter):
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         """Driver: the records are already committed in Kafka; report the batch."""
+        settle_heap()
         done = [m for m in messages if isinstance(m, CommittedRowsMessage)]
         print(summarize(batchId, done), flush=True)
 

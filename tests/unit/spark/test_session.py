@@ -54,6 +54,9 @@ def test_nothing_set_falls_back_to_a_local_master_with_local_tuning() -> None:
     assert plan.conf["spark.master"] == "local[3,4]"
     assert plan.conf["spark.ui.enabled"] == "false"
     assert plan.conf["spark.sql.shuffle.partitions"] == "3"
+    assert plan.conf["spark.sql.streaming.checkpointFileManagerClass"].endswith(
+        ".FileSystemBasedCheckpointFileManager"
+    )
     assert plan.conf["spark.jars"] == ",".join(jars())
     assert plan.conf.items() >= DELTA_SESSION_CONF.items()
     assert "spark.jars.packages" not in plan.conf  # never Ivy
