@@ -43,6 +43,7 @@ from spark_eos_connect.api.source import (
     TransactionContext,
 )
 from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.kafka.clients import kafka_error_of, missing_acl
 from spark_eos_connect.kafka.producers import (
     ProducerFencedError,
     idempotent_producer,
@@ -458,25 +459,29 @@ class LiveSourceTask:
         allowed = self._allowed
         callbacks = self._wants_record_callbacks
         last_seen: dict[int, int] = {}
-        for index, record in enumerate(records):
-            topic = record.topic
-            if topic not in allowed:
-                self._allow(topic)
-            value = record.value
-            if value is not None and value.__class__ is not bytes:
-                value = to_bytes(value)
-            key = record.key
-            if key is not None and key.__class__ is not bytes:
-                key = to_bytes(key)
-            if record.source_partition is not None:
-                last_seen[id(record.source_partition)] = index
-            if callbacks or record.partition is not None or record.headers or record.timestamp:
-                self._produce_with_extras(producer, record, topic, value, key)
-                continue
-            try:
-                produce_one(topic, value, key)
-            except BufferError:
-                produce(producer, topic, value, key)
+        topic = ""
+        try:
+            for index, record in enumerate(records):
+                topic = record.topic
+                if topic not in allowed:
+                    self._allow(topic)
+                value = record.value
+                if value is not None and value.__class__ is not bytes:
+                    value = to_bytes(value)
+                key = record.key
+                if key is not None and key.__class__ is not bytes:
+                    key = to_bytes(key)
+                if record.source_partition is not None:
+                    last_seen[id(record.source_partition)] = index
+                if callbacks or record.partition is not None or record.headers or record.timestamp:
+                    self._produce_with_extras(producer, record, topic, value, key)
+                    continue
+                try:
+                    produce_one(topic, value, key)
+                except BufferError:
+                    produce(producer, topic, value, key)
+        except KafkaException as error:
+            raise self._refused(error, topic) from error
         for index in sorted(last_seen.values()):
             record = records[index]
             assert record.source_partition is not None
@@ -493,19 +498,23 @@ class LiveSourceTask:
         assert producer is not None and self.task is not None
         prepared = preparer.prepare(records)
         callbacks = self._wants_record_callbacks
-        for index, topic, partition, key, value, headers, timestamp in prepared.ready:
-            if topic not in self._allowed:
-                self._allow(topic)
-            extra: dict[str, Any] = {}
-            if partition is not None:
-                extra["partition"] = partition
-            if headers:
-                extra["headers"] = headers
-            if timestamp:
-                extra["timestamp"] = timestamp
-            if callbacks:
-                extra["on_delivery"] = functools.partial(self._delivered_record, records[index])
-            produce(producer, topic, value, key, **extra)
+        topic = ""
+        try:
+            for index, topic, partition, key, value, headers, timestamp in prepared.ready:
+                if topic not in self._allowed:
+                    self._allow(topic)
+                extra: dict[str, Any] = {}
+                if partition is not None:
+                    extra["partition"] = partition
+                if headers:
+                    extra["headers"] = headers
+                if timestamp:
+                    extra["timestamp"] = timestamp
+                if callbacks:
+                    extra["on_delivery"] = functools.partial(self._delivered_record, records[index])
+                produce(producer, topic, value, key, **extra)
+        except KafkaException as error:
+            raise self._refused(error, topic) from error
         if callbacks:
             for index in prepared.dropped:
                 if self.plan.exactly_once:
@@ -675,6 +684,21 @@ class LiveSourceTask:
     def _take_rows(self) -> Iterator[pa.RecordBatch]:
         ready, self._ready_rows = self._ready_rows, []
         yield from ready
+
+    def _refused(self, error: KafkaException, topic: str) -> EosConnectError:
+        """The producer refused a record of `topic` at once (its metadata already says why, e.g.
+        a missing Write ACL): named like a refusal in a delivery report."""
+        kafka_error = kafka_error_of(error)
+        if kafka_error is None or is_fenced(error):
+            return self._explained(error)
+        plan = self.plan
+        denied = missing_acl(error, "Write", topic, self._clients)
+        return DeliveryFailedError(
+            f"Kafka refused a record of task {plan.task} of connector {plan.connector} "
+            f"({topic}: {KafkaError(kafka_error.code()).str()})"
+            + (f"; {denied}" if denied is not None else "")
+            + "; nothing of the transaction was committed"
+        )
 
     def _explained(self, error: KafkaException) -> EosConnectError:
         plan = self.plan

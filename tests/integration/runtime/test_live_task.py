@@ -11,6 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from confluent_kafka import KafkaError, KafkaException
 
 from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.kafka.producers import ProducerFencedError
@@ -466,3 +467,28 @@ def test_interval_boundaries_cut_transactions_inside_a_micro_batch(
     positions = [offset["position"] for _, offset in offsets]
     assert positions == sorted(positions) and positions[-1] == result.records
     assert generated(read_committed, topic) == Counter(range(result.records))
+
+
+def test_a_record_the_producer_refuses_at_once_is_named_like_a_refused_delivery(
+    plan_factory: Callable[..., tuple[SourceCoordinator, str]], bootstrap_servers: str
+) -> None:
+    """With the cluster's metadata at hand a producer may refuse a record in `produce()` (a
+    topic it may not write) rather than in its delivery report; the task's error names the
+    topic, the reason and the missing ACL either way."""
+    coordinator, topic = plan_factory()
+    [plan] = coordinator.plan()
+    live = LiveSourceTask({"bootstrap.servers": bootstrap_servers}, plan)
+    refused = KafkaException(
+        KafkaError(
+            KafkaError.TOPIC_AUTHORIZATION_FAILED,
+            "Unable to produce message: Broker: Topic authorization failed",
+        )
+    )
+
+    error = live._refused(refused, topic)
+
+    assert isinstance(error, DeliveryFailedError)
+    assert f"({topic}: Broker: Topic authorization failed)" in str(error)
+    assert f"it needs Write on Topic {topic!r}" in str(error)
+    assert str(error).endswith("nothing of the transaction was committed")
+    coordinator.stop()
