@@ -14,6 +14,7 @@ from confluent_kafka import (
     IsolationLevel,
     KafkaError,
     KafkaException,
+    Message,
     Producer,
     TopicPartition,
 )
@@ -306,6 +307,19 @@ def _high_watermarks(
         consumer.close()
 
 
+NEXT_RECORD_WAIT_S = 0.02
+"""How long one round of reading to the end waits for a record."""
+
+
+def next_records(consumer: Consumer, max_records: int, wait_s: float) -> list[Message]:
+    """Up to `max_records` the consumer has, waiting at most `wait_s` for the first one only:
+    `consume(n, timeout)` waits the whole timeout whenever fewer than n records come."""
+    first = consumer.poll(wait_s)
+    if first is None or max_records <= 1:
+        return [] if first is None else [first]
+    return [first, *consumer.consume(num_messages=max_records - 1, timeout=0)]
+
+
 def _consume_until(
     consumer: Consumer,
     assignment: list[TopicPartition],
@@ -325,7 +339,7 @@ def _consume_until(
                 f"reading to the end timed out after {timeout_s:.0f}s; still behind on "
                 f"{sorted(pending)}"
             )
-        for message in consumer.consume(num_messages=10000, timeout=0.02):
+        for message in next_records(consumer, 10_000, NEXT_RECORD_WAIT_S):
             error = message.error()
             if error is not None:
                 if is_unused_group_error(error):

@@ -34,10 +34,12 @@ from confluent_kafka.admin import AdminClient, OffsetSpec
 from spark_eos_connect.api.config import ConfigDef, ConfigType, Range
 from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.kafka.clients import (
+    NEXT_RECORD_WAIT_S,
     connected,
     is_unused_group_error,
     kafka_error_of,
     missing_acl,
+    next_records,
 )
 from spark_eos_connect.runtime.config_references import ConfigProviders
 from spark_eos_connect.runtime.framework_config import split_options
@@ -558,7 +560,7 @@ def read_range(
         last_progress = time.monotonic()
         position = offsets.start
         while position < offsets.end:
-            messages = consumer.consume(num_messages=batch_rows, timeout=0.5)
+            messages = next_records(consumer, batch_rows, NEXT_RECORD_WAIT_S)
             for message in messages:
                 error = message.error()
                 if error is not None:

@@ -141,6 +141,18 @@ the executors' JVM time on a source stream's committed rows (JFR). Batches are t
 `spark.sql.execution.arrow.maxRecordsPerBatch` rows alone (10,000 by default)."""
 
 
+PYTHON_WORKER_CONF: dict[str, str] = {
+    "spark.python.worker.reuse": "true",
+    "spark.python.unix.domain.socket.enabled": "true",
+    "spark.sql.execution.arrow.maxBytesPerBatch": ARROW_BATCH_BYTES_UNMEASURED,
+}
+"""How Spark talks to its Python workers, in every session the project builds. Over Spark's
+default loopback TCP a reader task's Python worker got the end of its one-row input 40 ms
+after the row (Nagle's algorithm meeting delayed acknowledgements): a Unix domain socket
+removes that wait from every micro-batch (Generator, 2 tasks, 2,000 records per trigger:
+median 172 ms -> 131 ms)."""
+
+
 def local_tuning(cores: int) -> dict[str, str]:
     """Settings that suit one machine only."""
     return {
@@ -186,8 +198,7 @@ def plan_session(
         "spark.app.name": app_name,
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",
-        "spark.python.worker.reuse": "true",
-        "spark.sql.execution.arrow.maxBytesPerBatch": ARROW_BATCH_BYTES_UNMEASURED,
+        **PYTHON_WORKER_CONF,
     }
     if is_local_master(chosen):
         conf.update(local_tuning(cores))

@@ -63,11 +63,12 @@ def test_nothing_set_falls_back_to_a_local_master_with_local_tuning() -> None:
 
 
 @pytest.mark.parametrize("master", [None, "spark://127.0.0.1:7077"])
-def test_arrow_batches_to_python_writers_are_not_measured_row_by_row(master: str | None) -> None:
+def test_python_workers_get_unmeasured_arrow_batches_over_a_unix_socket(master: str | None) -> None:
     plan = plan_session("app", master=master, env={}, delta_jars=jars)
 
     # Spark skips measuring the batch after each row only at exactly Int.MaxValue
     assert plan.conf["spark.sql.execution.arrow.maxBytesPerBatch"] == str(2**31 - 1)
+    assert plan.conf["spark.python.unix.domain.socket.enabled"] == "true"  # no Nagle delays
 
 
 def test_spark_submit_master_and_settings_win_and_are_not_overridden() -> None:
