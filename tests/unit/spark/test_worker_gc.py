@@ -25,7 +25,7 @@ def test_the_second_task_of_a_worker_freezes_what_exists_then() -> None:
 
     kept = [[] for _ in range(100)]  # a later task's objects stay collectable
     settle_heap()
-    assert gc.get_freeze_count() == frozen
+    assert gc.get_freeze_count() <= frozen  # frozen objects may still be freed, none join
     assert any(o is kept[0] for o in gc.get_objects())
 
 
