@@ -153,6 +153,13 @@ removes that wait from every micro-batch (Generator, 2 tasks, 2,000 records per 
 median 172 ms -> 131 ms)."""
 
 
+LOCAL_FILE_SYSTEM = "org.apache.hadoop.fs.RawLocalFileSystem"
+"""`file:` paths of a local session without Hadoop's checksum layer: `LocalFileSystem` writes a
+`.crc` file beside each file and renames both, which costs the offsets and commit logs of a
+streaming query about 10 ms a micro-batch (Generator, 2,000 records per trigger, median
+104 -> 94.5 ms once warm). The files themselves, and their atomic renames, are the same."""
+
+
 def local_tuning(cores: int) -> dict[str, str]:
     """Settings that suit one machine only."""
     return {
@@ -160,6 +167,7 @@ def local_tuning(cores: int) -> dict[str, str]:
         "spark.databricks.delta.snapshotPartitions": str(cores),
         "spark.sql.shuffle.partitions": str(cores),
         "spark.sql.streaming.checkpointFileManagerClass": LOCAL_CHECKPOINT_FILE_MANAGER,
+        "spark.hadoop.fs.file.impl": LOCAL_FILE_SYSTEM,
     }
 
 

@@ -57,6 +57,7 @@ def test_nothing_set_falls_back_to_a_local_master_with_local_tuning() -> None:
     assert plan.conf["spark.sql.streaming.checkpointFileManagerClass"].endswith(
         ".FileSystemBasedCheckpointFileManager"
     )
+    assert plan.conf["spark.hadoop.fs.file.impl"] == "org.apache.hadoop.fs.RawLocalFileSystem"
     assert plan.conf["spark.jars"] == ",".join(jars())
     assert plan.conf.items() >= DELTA_SESSION_CONF.items()
     assert "spark.jars.packages" not in plan.conf  # never Ivy
