@@ -669,6 +669,10 @@ class LiveSourceTask:
         assert producer is not None
         if self._in_transaction and self.plan.exactly_once:
             try:
+                # Kafka first gets the records, so the transaction's partitions are added: an
+                # abort sent while they are still being added (right after the last commit) finds
+                # that commit's completed state and is refused as INVALID_TXN_STATE, fatally
+                producer.flush(COMMIT_TIMEOUT_S)
                 producer.abort_transaction(COMMIT_TIMEOUT_S)
                 producer.flush(COMMIT_TIMEOUT_S)  # serve the aborted records' reports
             except (KafkaException, SystemError) as error:
