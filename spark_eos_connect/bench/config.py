@@ -57,8 +57,9 @@ class BenchConfig:
     """The Generator's `records.per.poll`."""
     file_batch_size: int = 10_000
     """FileStreamSource's `batch.size` (Connect's and eosconnect's)."""
-    delta_rounds: int = 2
-    """Measured rounds per Kafka -> Delta reader (after an unmeasured warm-up round each)."""
+    delta_rounds: int = 3
+    """Measured rounds per Kafka -> Delta reader (after an unmeasured warm-up round each); an odd
+    count, so that the median is one round's time and one slow round does not move it."""
     delta_partitions: int = 2
     """Partitions of the Kafka -> Delta input topic."""
     works: tuple[str, ...] = (FILE, GENERATOR, DELTA)
