@@ -6,14 +6,17 @@
 Each micro-batch is one Delta commit (txnAppId = --name, txnVersion = batch id) whose rows carry
 their Kafka topic, partition and offset; records at or below the offsets the table holds are
 never written again, so the job resumes correctly even when its checkpoint and its consumer group
-are gone (it then starts after the table's offsets). Without --bootstrap-servers it starts an
-embedded local broker for the run. Each micro-batch prints one line.
+are gone (it then starts after the table's offsets). `--reader kafka` reads with Spark's
+built-in Kafka source, the faster reader, instead of the eosconnect reader. Without
+--bootstrap-servers it starts an embedded local broker for the run. Each micro-batch prints
+one line.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from spark_eos_connect.runtime.faults import arm_driver_group
 from spark_eos_connect.spark.drain import arm_drain_file
@@ -46,6 +49,8 @@ OPTIONS = {
     ),
 }
 
+READERS = ("eosconnect", "kafka")
+
 SESSION_CONF = {"spark.sql.streaming.noDataProgressEventInterval": "500ms"}
 
 
@@ -67,6 +72,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "start at the earliest offset)",
     )
     parser.add_argument("--max-records-per-trigger", type=int, help="option maxRecordsPerTrigger")
+    parser.add_argument(
+        "--reader",
+        choices=READERS,
+        default="eosconnect",
+        help="eosconnect (default: consumer group connect-<name>, the connector's lifecycle and "
+        "REST API, any librdkafka setting) or kafka (Spark's built-in Kafka source, the faster "
+        "reader; --kafka settings are translated to the Java client's names)",
+    )
     parser.add_argument("--errors-tolerance", choices=["none", "all"], help="errors.tolerance")
     parser.add_argument(
         "--errors-deadletterqueue-topic-name", help="option errors.deadletterqueue.topic.name"
@@ -100,6 +113,16 @@ def connector_options(args: argparse.Namespace, bootstrap: str) -> dict[str, str
     return options
 
 
+def input_stream(spark: Any, reader: str, options: dict[str, str], resume: str | None) -> Any:
+    """The rows for `delta_sink(options)`, read by `reader`, resuming at `resume` if given."""
+    if reader == "kafka":
+        from spark_eos_connect.spark.kafka_input import spark_kafka_stream
+
+        return spark_kafka_stream(spark, options, resume)
+    starting = {} if resume is None else {"startingOffsets": resume}
+    return spark.readStream.format("eosconnect").options(**{**options, **starting}).load()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     arm_driver_group()
@@ -113,11 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         options = connector_options(args, bootstrap)
         sink = delta_sink(options)
         resume = starting_offsets(options, spark)
-        reader = dict(options)
         if resume is not None:
             print(f"resuming after the table's offsets: {resume}", flush=True)
-            reader["startingOffsets"] = resume
-        stream = spark.readStream.format("eosconnect").options(**reader).load()
+        stream = input_stream(spark, args.reader, options, resume)
         query = (
             stream.writeStream.foreachBatch(sink)
             .option("checkpointLocation", args.checkpoint)

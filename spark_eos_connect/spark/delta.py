@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,11 +50,13 @@ from spark_eos_connect.runtime.errors_dlq import (
 from spark_eos_connect.runtime.faults import FAULT_ENV, maybe_crash
 from spark_eos_connect.runtime.framework_config import split_options
 from spark_eos_connect.runtime.kafka_source import (
+    EARLIEST,
     TP,
     KafkaMetadata,
     group_id_for,
     offsets_from_json,
     offsets_to_json,
+    parse_reader_options,
 )
 from spark_eos_connect.runtime.sink_runner import sink_task_configs
 
@@ -226,11 +228,29 @@ def table_offsets(config: DeltaSinkConfig, spark: Any = None) -> dict[TP, int]:
     return {tp: offset + 1 for tp, offset in stored_offsets(_session(spark), config).items()}
 
 
+def resume_offsets(stored: Mapping[TP, int], partitions: Iterable[TP]) -> dict[TP, int]:
+    """Where each subscribed partition resumes: after the table's offset, or at the earliest
+    offset (-2) where the table has none. Only `partitions` appear, every one of them: Spark's
+    Kafka source refuses explicit offsets that leave out a partition it is assigned or name
+    one it is not. Empty when the table holds none of `partitions`."""
+    wanted = sorted(set(partitions))
+    if not any(tp in stored for tp in wanted):
+        return {}
+    return {tp: stored.get(tp, EARLIEST) for tp in wanted}
+
+
 def starting_offsets(options: Mapping[str, Any], spark: Any = None) -> str | None:
-    """`startingOffsets` JSON that resumes after the table's offsets (None: empty table), for
-    when the consumer group and Spark's checkpoint are gone; other partitions start earliest."""
+    """Driver: `startingOffsets` JSON that resumes after the table's offsets, for when the
+    consumer group and Spark's checkpoint are gone (None: the table has no offsets of the
+    subscribed topics). It names every partition of the subscribed topics that exists now;
+    those the table does not know start at the earliest offset (see `resume_offsets`)."""
     rest, _ = split_options(_lower(options))
-    offsets = table_offsets(parse_delta_config(rest), spark)
+    stored = table_offsets(parse_delta_config(rest), spark)
+    if not stored:
+        return None
+    reader = parse_reader_options(options)
+    metadata = KafkaMetadata(reader.providers.resolve(reader.kafka, prefix="kafka."))
+    offsets = resume_offsets(stored, metadata.partitions(reader))
     return json.dumps(offsets_to_json(offsets)) if offsets else None
 
 

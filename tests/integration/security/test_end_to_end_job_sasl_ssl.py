@@ -20,7 +20,7 @@ from spark_eos_connect.kafka.clients import read_to_end
 
 from .acl_table import DELTA, SOURCE, grants, rows_for
 from .conftest import SECURITY_MARKS, Principal
-from .paths import RECORDS, SEED, committed, make_deployment, principal_with
+from .paths import RECORDS, SEED, SINK_VALUES, committed, make_deployment, principal_with
 
 pytestmark = SECURITY_MARKS
 
@@ -118,3 +118,32 @@ def assert_no_open_transaction(broker: LocalKafkaBroker, topic: str) -> None:
         broker.client_config(), [topic], wait_for_open_transactions=True, timeout_s=20
     )
     assert len(records) == RECORDS
+
+
+def test_kafka_to_delta_job_reads_with_sparks_kafka_source_over_sasl_ssl(
+    secured_broker: LocalKafkaBroker,
+    principal_factory: Callable[[str], Principal],
+    run_job: Callable[..., subprocess.CompletedProcess[str]],
+    spark: Any,
+    tmp_path: Path,
+) -> None:
+    """`--reader kafka`: the librdkafka settings (SCRAM over TLS, the CA file, the password by
+    reference) reach Spark's Java Kafka clients translated; the Delta query's README rows are
+    enough, only committed records are written, and the password is in none of the output."""
+    deployment = make_deployment(secured_broker)
+    principal = principal_with(
+        secured_broker, principal_factory, grants(deployment.pipeline, rows_for(DELTA))
+    )
+    bootstrap, client = client_by_reference(principal, tmp_path)
+    table = tmp_path / "table"
+    argv = ["--name", deployment.sink_connector, "--topics", deployment.sink_topic]
+    argv += ["--path", str(table), "--reader", "kafka", *key_values("--kafka", client)]
+    argv += ["--bootstrap-servers", bootstrap, "--checkpoint", str(tmp_path / "checkpoint")]
+    argv += ["--until-idle", "--timeout", "240"]
+
+    result = run_job("kafka_to_delta.py", *argv)
+
+    assert result.returncode == 0, (result.stdout[-2000:], result.stderr[-3000:])
+    values = sorted(r.value.decode() for r in spark.read.format("delta").load(str(table)).collect())
+    assert values == SINK_VALUES
+    assert principal.password not in result.stdout + result.stderr

@@ -71,3 +71,37 @@ def test_spark_kafka_source_into_delta_sink_exactly_once_across_a_lost_checkpoin
 
     values = sorted(r.value for r in spark.read.format("delta").load(str(table)).collect())
     assert values == sorted(f"c{i}".encode() for i in range(8))
+
+
+def test_a_partition_the_table_does_not_know_is_read_from_its_start_after_a_lost_checkpoint(
+    spark: Any,
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    produce: Callable[..., None],
+    run_available_now: Callable[..., Any],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    """Spark's Kafka source refuses explicit offsets that leave out a partition: the table's
+    offsets alone ({"0": 3} here) failed the restart with an AssertionError."""
+    topic = topic_factory("spark-kafka-new-partition", partitions=2)
+    produce(topic, [(0, None, f"p0-{i}".encode()) for i in range(3)])
+    table = tmp_path / "table"
+    options = {
+        "name": unique_name("spark-kafka-new-partition"),
+        "topics": topic,
+        "path": str(table),
+        "kafka.bootstrap.servers": bootstrap_servers,
+    }
+
+    def run(checkpoint: Path) -> Any:
+        rows = kafka_rows(spark, bootstrap_servers, topic, starting_offsets(options, spark))
+        return run_available_now(rows.writeStream.foreachBatch(delta_sink(options)), checkpoint)
+
+    assert run(tmp_path / "ck").exception() is None
+    produce(topic, [(1, None, b"p1-0"), (0, None, b"p0-3")])
+
+    assert json.loads(starting_offsets(options, spark) or "") == {topic: {"0": 3, "1": -2}}
+    assert run(tmp_path / "ck2").exception() is None  # a new checkpoint: the table decides
+    values = sorted(r.value for r in spark.read.format("delta").load(str(table)).collect())
+    assert values == sorted([f"p0-{i}".encode() for i in range(4)] + [b"p1-0"])

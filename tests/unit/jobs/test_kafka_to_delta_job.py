@@ -60,3 +60,12 @@ def test_topics_and_table_location_are_required_and_exclusive(job: ModuleType) -
         job.parse_args(
             ["--name", "n", "--topics", "a", "--path", "/t", "--table", "t", "--checkpoint", "/c"]
         )
+
+
+def test_reader_is_eosconnect_unless_kafka_is_asked_for(job: ModuleType) -> None:
+    required = ["--name", "n", "--topics", "a", "--path", "/t", "--checkpoint", "/ck"]
+
+    assert job.parse_args(required).reader == "eosconnect"
+    assert job.parse_args([*required, "--reader", "kafka"]).reader == "kafka"
+    with pytest.raises(SystemExit):
+        job.parse_args([*required, "--reader", "kafka-0-10"])
