@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from confluent_kafka import Producer
 
 from spark_eos_connect import __version__
@@ -101,7 +102,9 @@ def produce(bootstrap: str, topic: str, values: list[bytes], commit: bool) -> No
         producer.abort_transaction(30)
 
 
+@pytest.mark.parametrize("reader", ["eosconnect", "kafka"])
 def test_kafka_to_delta_table_on_a_shared_path(
+    reader: str,
     spark_cluster: StandaloneCluster,
     submit: Callable[..., Submitted],
     spark: Any,
@@ -119,6 +122,7 @@ def test_kafka_to_delta_table_on_a_shared_path(
         *("--name", f"delta-{uuid.uuid4().hex[:8]}", "--topics", topic, "--path", str(table)),
         *("--max-records-per-trigger", "120", "--bootstrap-servers", bootstrap_servers),
         *("--checkpoint", str(tmp_path / "ck"), "--until-idle", "--timeout", "240"),
+        *("--reader", reader),
     )
 
     succeeded(job, spark_cluster)
