@@ -66,10 +66,18 @@ def topic_factory(kafka_config: dict[str, Any]) -> Callable[..., str]:
 
 @pytest.fixture
 def read_committed(kafka_config: dict[str, Any]) -> Callable[..., list[ConsumedRecord]]:
-    """Reads topics to their end as a read_committed consumer."""
+    """Reads topics to their end as a read_committed consumer.
 
-    def read(*topics: str, timeout_s: float = 60.0) -> list[ConsumedRecord]:
-        return read_to_end(kafka_config, topics, "read_committed", timeout_s)
+    By default the end is the high watermark and the read waits until every transaction before
+    it is decided: `commit_transaction` returns before the coordinator has written the commit
+    markers, so a read right after a commit could otherwise end at a last stable offset that
+    does not include it yet (a partition's records missing, now and then). `settled=False`
+    reads to the last stable offsets, for a test that leaves a transaction open on purpose."""
+
+    def read(*topics: str, timeout_s: float = 60.0, settled: bool = True) -> list[ConsumedRecord]:
+        return read_to_end(
+            kafka_config, topics, "read_committed", timeout_s, wait_for_open_transactions=settled
+        )
 
     return read
 

@@ -76,7 +76,11 @@ def test_executor_jvms_killed_mid_batch_twice(
     killed: list[str] = []
     for _ in range(2):
         seen = committed_before_kill[-1] if committed_before_kill else 0
-        wait_for(lambda s=seen: len(read_committed(topic)) > s, 240, "new committed records")
+        wait_for(
+            lambda s=seen: len(read_committed(topic, settled=False)) > s,
+            240,
+            "new committed records",
+        )
         committed_before_kill.append(len(read_committed(topic)))
         killed.append(kill_busy_executor(job))
 
@@ -108,7 +112,7 @@ def test_driver_killed_mid_run_then_resubmitted(
         *RATE,
     ]
     first = submit("source_to_kafka.py", *args)
-    wait_for(lambda: len(read_committed(topic)) > 0, 240, "committed records")
+    wait_for(lambda: len(read_committed(topic, settled=False)) > 0, 240, "committed records")
     wait_for(lambda: busy_executor(first) is not None, 120, "a running task")
 
     first.kill()  # spark-submit's JVM and the Python driver, as a machine crash would

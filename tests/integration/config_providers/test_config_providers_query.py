@@ -122,7 +122,7 @@ def test_references_resolve_on_driver_and_executors_and_the_secret_is_found_nowh
     query = query_runner(name, reader, kafka)
     # Records from both tasks: each task started with the resolved token and bootstrap servers.
     wait_for(
-        lambda: len(read_committed(topic)) >= 40 and len(query.recentProgress) >= 2,
+        lambda: len(read_committed(topic, settled=False)) >= 40 and len(query.recentProgress) >= 2,
         120,
         "records and progress from the query",
     )

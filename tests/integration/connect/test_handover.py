@@ -99,7 +99,7 @@ def test_file_source_moves_to_connect_and_back_exactly_once(
     try:
         connect_worker.put_connector(name, config)
         wait_for(
-            lambda: len(read_committed(config["topic"])) >= FIRST,
+            lambda: len(read_committed(config["topic"], settled=False)) >= FIRST,
             TIMEOUT_S,
             f"Connect to continue to line {FIRST}",
         )

@@ -218,10 +218,10 @@ def connect_runs(
 
         def written() -> bool:
             connect_worker.raise_if_failed(name)
-            return len(read_committed(*topics)) >= count
+            return len(read_committed(*topics, settled=False)) >= count
 
         wait_for(written, TIMEOUT_S, f"Connect's {name} to write {count} records")
-        return read_committed(*topics)
+        return read_committed(*topics, settled=False)
 
     yield run
     for name in created:

@@ -100,7 +100,11 @@ def test_quickstart_streams_the_generator_into_kafka(
     )
     query = run_python_block(code, {}, "quickstart")["query"]
     try:
-        wait_for(lambda: len(positions(read_committed(topic))) == 2, 120, "both tasks' records")
+        wait_for(
+            lambda: len(positions(read_committed(topic, settled=False))) == 2,
+            120,
+            "both tasks' records",
+        )
     finally:
         query.stop()
 
@@ -135,7 +139,11 @@ def test_config_providers_block_resolves_file_and_env_references(
 
     query = run_python_block(code, {"spark": spark}, "config providers")["query"]
     try:
-        wait_for(lambda: len(read_committed(topic)) == 100, 120, "the 100 generated records")
+        wait_for(
+            lambda: len(read_committed(topic, settled=False)) == 100,
+            120,
+            "the 100 generated records",
+        )
     finally:
         query.stop()
 
@@ -177,7 +185,9 @@ def test_connect_config_runs_unchanged(
 
     query = run_python_block(code, {"spark": spark}, "coming from Kafka Connect")["query"]
     try:
-        wait_for(lambda: len(read_committed(quantities)) == 2, 120, "the two numbers")
+        wait_for(
+            lambda: len(read_committed(quantities, settled=False)) == 2, 120, "the two numbers"
+        )
     finally:
         query.stop()
 

@@ -39,7 +39,9 @@ def test_sigterm_stops_between_batches_and_leaves_no_open_transaction(
         "rate=300",
     ]
     job = start_job("source_to_kafka.py", *args)
-    wait_for(lambda: len(read_committed(topic)) > 0, 180, "the first committed records")
+    wait_for(
+        lambda: len(read_committed(topic, settled=False)) > 0, 180, "the first committed records"
+    )
     output = job.stop(signal.SIGTERM, timeout_s=180)
 
     assert job.process.returncode == 0, output[-3000:]

@@ -41,7 +41,9 @@ def test_broker_restart_under_a_running_pipeline(
         "rate=300",
     ]
     job = start_job("source_to_kafka.py", *args)
-    wait_for(lambda: len(read_committed(topic)) > 0, 180, "the first committed records")
+    wait_for(
+        lambda: len(read_committed(topic, settled=False)) > 0, 180, "the first committed records"
+    )
     assert job.process.poll() is None, "the job finished before the broker restart"
     kafka_broker.restart()
     job.process.wait(timeout=300)

@@ -62,7 +62,11 @@ def test_transactions_of_the_connector_commit_and_abort_where_it_asks(
     )
     expected = committed_values()
     try:
-        wait_for(lambda: len(read_committed(topic)) >= len(expected), 180, "every transaction")
+        wait_for(
+            lambda: len(read_committed(topic, settled=False)) >= len(expected),
+            180,
+            "every transaction",
+        )
 
         def input_rows() -> int:
             return sum(p["numInputRows"] for p in query.recentProgress)
@@ -115,14 +119,16 @@ def test_kill_with_a_connector_transaction_open_then_restart_keeps_only_committe
     crashed = run_job("source_to_kafka.py", *args, fault="poll@3", marker=marker)
     assert crashed.returncode == -9, crashed.stderr[-3000:]
     assert marker.read_text().strip() == "poll@3"
-    before = [int(r.value) for r in read_committed(topic)]
+    before = [int(r.value) for r in read_committed(topic, settled=False)]
     assert before == [n for n in committed_values() if n < 33]
 
     # Micro-batches inside a long transaction commit nothing, so the job cannot tell idleness
     # from its input rows: it runs until every transaction is in, then is asked to stop.
     restarted = start_job("source_to_kafka.py", *args)
     expected = committed_values()
-    wait_for(lambda: len(read_committed(topic)) >= len(expected), 240, "every transaction")
+    wait_for(
+        lambda: len(read_committed(topic, settled=False)) >= len(expected), 240, "every transaction"
+    )
     restarted.process.send_signal(signal.SIGTERM)
     assert restarted.process.wait(120) == 0, restarted.log.read_text()[-3000:]
     assert [int(r.value) for r in read_committed(topic)] == expected

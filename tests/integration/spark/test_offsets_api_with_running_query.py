@@ -35,7 +35,9 @@ def test_alter_then_reset_offsets_of_a_stopped_running_query(
     name = unique_name("altered")
     query = generator_query(name, topic)
     try:
-        wait_for(lambda: len(read_committed(topic)) > 0, 120, "records before the stop")
+        wait_for(
+            lambda: len(read_committed(topic, settled=False)) > 0, 120, "records before the stop"
+        )
         assert rest.patch(f"/connectors/{name}/offsets", json={"offsets": []}).status_code == 400
 
         assert rest.put(f"/connectors/{name}/stop").status_code == 204
@@ -49,7 +51,11 @@ def test_alter_then_reset_offsets_of_a_stopped_running_query(
         assert response.status_code == 200, response.text
         assert "message" in response.json()
         assert rest.put(f"/connectors/{name}/resume").status_code == 202
-        wait_for(lambda: len(read_committed(topic)) > len(before) + 50, 120, "records after resume")
+        wait_for(
+            lambda: len(read_committed(topic, settled=False)) > len(before) + 50,
+            120,
+            "records after resume",
+        )
 
         assert rest.put(f"/connectors/{name}/stop").status_code == 204
         wait_for(lambda: not query.status["isTriggerActive"], 60, "the query to go idle")
@@ -58,7 +64,9 @@ def test_alter_then_reset_offsets_of_a_stopped_running_query(
         assert rest.get(f"/connectors/{name}/offsets").json() == {"offsets": []}
         assert rest.put(f"/connectors/{name}/resume").status_code == 202
         wait_for(
-            lambda: len(read_committed(topic)) > len(after_alter) + 50, 120, "records after reset"
+            lambda: len(read_committed(topic, settled=False)) > len(after_alter) + 50,
+            120,
+            "records after reset",
         )
     finally:
         query.stop()

@@ -48,11 +48,17 @@ def test_stop_then_resume_a_running_query(
         return None if status is None else status.state.value
 
     try:
-        wait_for(lambda: len(read_committed(topic)) > 0, 120, "records before the stop")
+        wait_for(
+            lambda: len(read_committed(topic, settled=False)) > 0, 120, "records before the stop"
+        )
         (tmp_path / "raise-error").touch()  # the connector fails in the background ...
         wait_for(lambda: connector_state() == "FAILED", 60, "the connector to be FAILED")
         failed_count = len(read_committed(topic))
-        wait_for(lambda: len(read_committed(topic)) > failed_count, 120, "tasks to keep running")
+        wait_for(
+            lambda: len(read_committed(topic, settled=False)) > failed_count,
+            120,
+            "tasks to keep running",
+        )
         (tmp_path / "fail-on-stop").touch()  # ... and again while it stops
         store.leader().stop_connector(name)
         wait_for(
@@ -74,7 +80,9 @@ def test_stop_then_resume_a_running_query(
         (tmp_path / "fail-on-stop").unlink()
         store.leader().put_target_state(name, "STARTED")
         wait_for(
-            lambda: len(read_committed(topic)) > stopped_count + 100, 120, "records after resume"
+            lambda: len(read_committed(topic, settled=False)) > stopped_count + 100,
+            120,
+            "records after resume",
         )
         assert connector_state() == "RUNNING"
         lifecycle = (tmp_path / "lifecycle.log").read_text().split()
