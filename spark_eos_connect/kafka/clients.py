@@ -21,12 +21,14 @@ from confluent_kafka import (
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
 
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.kafka.retry import (
+    KafkaTimeoutError,
+    call_with_retries,
+    is_retriable,
+    kafka_error_of,
+)
 
 KAFKA_OPTION_PREFIX = "kafka."
-
-
-class KafkaTimeoutError(EosConnectError, TimeoutError):
-    """A Kafka operation did not finish within its time limit."""
 
 
 class KafkaAuthorizationError(EosConnectError, PermissionError):
@@ -47,14 +49,6 @@ def describe_client(config: Mapping[str, Any]) -> str:
     user = config.get("sasl.username", "")
     mechanism = config.get("sasl.mechanism", "GSSAPI")
     return f"user {user!r} ({mechanism} over {protocol})" if user else f"the client ({protocol})"
-
-
-def kafka_error_of(error: BaseException | KafkaError) -> KafkaError | None:
-    """The `KafkaError` behind `error` (itself, or a `KafkaException`'s), else None."""
-    if isinstance(error, KafkaError):
-        return error
-    first = error.args[0] if isinstance(error, KafkaException) and error.args else None
-    return first if isinstance(first, KafkaError) else None
 
 
 def missing_acl(
@@ -129,23 +123,36 @@ def admin_client(config: Mapping[str, Any]) -> AdminClient:
     return AdminClient(dict(config))
 
 
+BROKER_DEFAULT = -1
+"""A replication factor (or partition count) of -1: the broker's default (KIP-464)."""
+
+
 def ensure_topic(
     admin: AdminClient,
     name: str,
     partitions: int = 1,
     config: Mapping[str, str] | None = None,
     timeout_s: float = 30.0,
+    replication_factor: int = BROKER_DEFAULT,
 ) -> bool:
-    """Create `name` unless it exists; returns whether it was created."""
-    existing = admin.list_topics(timeout=timeout_s).topics
+    """Create `name` unless it exists; returns whether it was created. The replication factor
+    is the broker's default (`default.replication.factor`) unless given."""
+    existing = _list_topics(admin, timeout_s)
     if name in existing and existing[name].error is None:
         return False
     topic = NewTopic(
-        name, num_partitions=partitions, replication_factor=1, config=dict(config or {})
+        name,
+        num_partitions=partitions,
+        replication_factor=replication_factor,
+        config=dict(config or {}),
     )
-    futures = admin.create_topics([topic], operation_timeout=timeout_s, request_timeout=timeout_s)
-    try:
+
+    def create(limit: float) -> None:
+        futures = admin.create_topics([topic], operation_timeout=limit, request_timeout=limit)
         futures[name].result()
+
+    try:
+        call_with_retries(create, f"creating topic {name!r}", timeout_s)
     except KafkaException as error:
         if error.args[0].name() == "TOPIC_AUTHORIZATION_FAILED":
             raise _topic_denied(name, error) from None
@@ -154,6 +161,15 @@ def ensure_topic(
         return False
     _wait_for_topic(admin, name, timeout_s)
     return True
+
+
+def _list_topics(admin: AdminClient, timeout_s: float, topic: str | None = None) -> dict[str, Any]:
+    """The cluster's topics (or only `topic`), retried while brokers come and go."""
+
+    def request(limit: float) -> dict[str, Any]:
+        return dict(admin.list_topics(topic=topic, timeout=limit).topics)
+
+    return call_with_retries(request, "asking the cluster for its topics", timeout_s)
 
 
 def _topic_denied(name: str, error: KafkaException) -> KafkaAuthorizationError:
@@ -168,7 +184,7 @@ def _topic_denied(name: str, error: KafkaException) -> KafkaAuthorizationError:
 def _wait_for_topic(admin: AdminClient, name: str, timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        topic = admin.list_topics(topic=name, timeout=timeout_s).topics.get(name)
+        topic = _list_topics(admin, timeout_s, name).get(name)
         if topic is not None and topic.error is None and topic.partitions:
             leaders = [p.leader for p in topic.partitions.values()]
             if all(leader >= 0 for leader in leaders):
@@ -177,12 +193,22 @@ def _wait_for_topic(admin: AdminClient, name: str, timeout_s: float) -> None:
     raise KafkaTimeoutError(f"topic {name!r} had no leader after {timeout_s:.0f}s")
 
 
-def partition_count(admin: AdminClient, topic: str, timeout_s: float = 30.0) -> int:
-    """How many partitions `topic` has; 0 when it does not exist."""
-    metadata = admin.list_topics(topic=topic, timeout=timeout_s).topics.get(topic)
-    if metadata is None or metadata.error is not None:
-        return 0
-    return len(metadata.partitions)
+def partition_count(
+    admin: AdminClient, topic: str, timeout_s: float = 30.0, wait_s: float = 0.0
+) -> int:
+    """How many partitions `topic` has; 0 when it does not exist.
+
+    `wait_s` > 0 is for a topic known to exist (created a moment ago): on a cluster of several
+    brokers the broker asked may not know it yet, so the question is asked again for up to
+    `wait_s` before 0 is the answer."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        metadata = _list_topics(admin, timeout_s, topic).get(topic)
+        if metadata is not None and metadata.error is None and metadata.partitions:
+            return len(metadata.partitions)
+        if time.monotonic() >= deadline:
+            return 0
+        time.sleep(0.1)
 
 
 @dataclass(frozen=True)
@@ -261,31 +287,14 @@ def is_unused_group_error(error: KafkaError) -> bool:
     return bool(error.code() == KafkaError.GROUP_AUTHORIZATION_FAILED)
 
 
-RETRIABLE_METADATA_ERRORS = {
-    "NOT_LEADER_FOR_PARTITION",
-    "LEADER_NOT_AVAILABLE",
-    "UNKNOWN_TOPIC_OR_PART",
-    "_TIMED_OUT",
-    "_TRANSPORT",
-}
-
-
 def watermarks(consumer: Consumer, tp: TopicPartition, timeout_s: float) -> tuple[int, int]:
     """(low, high) watermarks, retrying while leadership moves (e.g. after a broker restart)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            low, high = consumer.get_watermark_offsets(tp, timeout=timeout_s, cached=False)
-            return int(low), int(high)
-        except KafkaException as error:
-            if error.args[0].name() not in RETRIABLE_METADATA_ERRORS:
-                raise
-            if time.monotonic() > deadline:
-                raise KafkaTimeoutError(
-                    f"no watermarks for {tp.topic}[{tp.partition}] within {timeout_s:.0f}s: "
-                    f"{error.args[0]}"
-                ) from error
-            time.sleep(0.2)
+
+    def request(limit: float) -> tuple[int, int]:
+        low, high = consumer.get_watermark_offsets(tp, timeout=limit, cached=False)
+        return int(low), int(high)
+
+    return call_with_retries(request, f"watermarks of {tp.topic}[{tp.partition}]", timeout_s)
 
 
 def _high_watermarks(
@@ -393,19 +402,28 @@ class TopicTail:
         self._consumer: Consumer | None = None
 
     def _ends(self, wait_for_open_transactions: bool, timeout_s: float) -> dict[int, int]:
-        metadata = self._admin.list_topics(topic=self.topic, timeout=timeout_s).topics[self.topic]
-        if metadata.error is not None:
-            raise EosConnectError(f"cannot read topic {self.topic!r}: {metadata.error}")
         isolation = (
             IsolationLevel.READ_UNCOMMITTED
             if wait_for_open_transactions
             else IsolationLevel.READ_COMMITTED
         )
-        requests = {TopicPartition(self.topic, p): OffsetSpec.latest() for p in metadata.partitions}
-        futures = self._admin.list_offsets(
-            requests, isolation_level=isolation, request_timeout=timeout_s
-        )
-        return {tp.partition: future.result().offset for tp, future in futures.items()}
+
+        def request(limit: float) -> dict[int, int]:
+            topics = self._admin.list_topics(topic=self.topic, timeout=limit).topics
+            metadata = topics[self.topic]
+            if metadata.error is not None:
+                if is_retriable(metadata.error):
+                    raise KafkaException(metadata.error)
+                raise EosConnectError(f"cannot read topic {self.topic!r}: {metadata.error}")
+            requests = {
+                TopicPartition(self.topic, p): OffsetSpec.latest() for p in metadata.partitions
+            }
+            futures = self._admin.list_offsets(
+                requests, isolation_level=isolation, request_timeout=limit
+            )
+            return {tp.partition: future.result().offset for tp, future in futures.items()}
+
+        return call_with_retries(request, f"finding the end of topic {self.topic!r}", timeout_s)
 
     def read_new(
         self,

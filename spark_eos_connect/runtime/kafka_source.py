@@ -15,9 +15,9 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import pyarrow as pa
 from confluent_kafka import (
@@ -41,6 +41,7 @@ from spark_eos_connect.kafka.clients import (
     missing_acl,
     next_records,
 )
+from spark_eos_connect.kafka.retry import call_with_retries
 from spark_eos_connect.runtime.config_references import ConfigProviders
 from spark_eos_connect.runtime.framework_config import split_options
 
@@ -304,39 +305,6 @@ def plan_ranges(start: Mapping[TP, int], end: Mapping[TP, int]) -> list[OffsetRa
 
 
 _NO_GROUP = (KafkaError.GROUP_ID_NOT_FOUND, KafkaError._UNKNOWN_GROUP)
-COORDINATOR_NOT_READY = (
-    KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
-    KafkaError.COORDINATOR_NOT_AVAILABLE,
-    KafkaError.NOT_COORDINATOR,
-)
-"""Group-coordinator errors that pass, e.g. on a fresh broker still loading its offsets topic."""
-COORDINATOR_RETRY_S = 0.1
-
-T = TypeVar("T")
-
-
-def retry_while_coordinator_not_ready(
-    call: Callable[[], T],
-    group: str,
-    timeout_s: float,
-    sleep: Callable[[float], None] = time.sleep,
-    clock: Callable[[], float] = time.monotonic,
-) -> T:
-    """`call()`, again while it raises one of `COORDINATOR_NOT_READY` and `timeout_s` has not
-    passed; then an error naming `group` (other errors are raised as they are)."""
-    deadline = clock() + timeout_s
-    while True:
-        try:
-            return call()
-        except KafkaException as error:
-            if _error_code(error) not in COORDINATOR_NOT_READY:
-                raise
-            if clock() >= deadline:
-                raise EosConnectError(
-                    f"the coordinator of consumer group {group} was not ready within "
-                    f"{timeout_s:g}s: {error}"
-                ) from None
-            sleep(COORDINATOR_RETRY_S)
 
 
 def _failed(error: KafkaException, what: str) -> EosConnectError:
@@ -366,7 +334,11 @@ class KafkaMetadata:
         `topics.regex` a topic the principal cannot see just does not match, as in Kafka's
         own pattern subscription.
         """
-        topics = self.admin.list_topics(timeout=self.timeout_s).topics
+        topics = call_with_retries(
+            lambda limit: self.admin.list_topics(timeout=limit).topics,
+            "asking the cluster for its topics",
+            self.timeout_s,
+        )
         found: list[TP] = []
         for name, metadata in topics.items():
             if metadata.error is None and config.subscribed(name):
@@ -399,18 +371,17 @@ class KafkaMetadata:
         if not tps:
             return {}
         request = {KafkaTopicPartition(t, p): spec for t, p in tps}
-        futures = self.admin.list_offsets(
-            request,
-            isolation_level=IsolationLevel.READ_COMMITTED,
-            request_timeout=self.timeout_s,
-        )
-        result: dict[TP, int] = {}
-        for tp, future in futures.items():
-            try:
-                result[(tp.topic, tp.partition)] = future.result().offset
-            except KafkaException as error:
-                raise _failed(error, f"listing offsets of {tp.topic}-{tp.partition}") from None
-        return result
+
+        def listed(limit: float) -> dict[TP, int]:
+            futures = self.admin.list_offsets(
+                request, isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=limit
+            )
+            return {(tp.topic, tp.partition): f.result().offset for tp, f in futures.items()}
+
+        try:
+            return call_with_retries(listed, "listing offsets", self.timeout_s)
+        except KafkaException as error:
+            raise _failed(error, f"listing offsets of {sorted(tps)}") from None
 
     def last_stable_offsets(self, tps: list[TP]) -> dict[TP, int]:
         """The read_committed end of each partition: records below it are decided."""
@@ -426,14 +397,16 @@ class KafkaMetadata:
         group's coordinator is not ready (a fresh broker loading its offsets topic), up to the
         client timeout."""
 
-        def listed_offsets() -> Any:
+        def listed_offsets(limit: float) -> Any:
             futures = self.admin.list_consumer_group_offsets(
-                [ConsumerGroupTopicPartitions(group)], request_timeout=self.timeout_s
+                [ConsumerGroupTopicPartitions(group)], request_timeout=limit
             )
             return futures[group].result()
 
         try:
-            listed = retry_while_coordinator_not_ready(listed_offsets, group, self.timeout_s)
+            listed = call_with_retries(
+                listed_offsets, f"reading offsets of consumer group {group}", self.timeout_s
+            )
         except KafkaException as error:
             if _error_code(error) in _NO_GROUP:
                 return {}
@@ -453,11 +426,17 @@ class KafkaMetadata:
         if not offsets:
             return
         partitions = [KafkaTopicPartition(t, p, int(o)) for (t, p), o in sorted(offsets.items())]
-        futures = self.admin.alter_consumer_group_offsets(
-            [ConsumerGroupTopicPartitions(group, partitions)], request_timeout=self.timeout_s
-        )
+
+        def altered(limit: float) -> Any:
+            futures = self.admin.alter_consumer_group_offsets(
+                [ConsumerGroupTopicPartitions(group, partitions)], request_timeout=limit
+            )
+            return futures[group].result()
+
         try:
-            result = futures[group].result()
+            result = call_with_retries(
+                altered, f"committing offsets to consumer group {group}", self.timeout_s
+            )
         except KafkaException as error:
             raise self._commit_failed(group, error, str(error)) from None
         refused = [tp for tp in result.topic_partitions or [] if tp.error is not None]

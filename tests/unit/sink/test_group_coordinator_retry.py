@@ -1,5 +1,5 @@
 """`KafkaMetadata.group_offsets` while the group coordinator is not ready (a fresh broker still
-loading its offsets topic): retried within the client timeout, then an error naming the group."""
+loading its offsets topic) or moving: retried within the client timeout (`kafka.retry`)."""
 
 from __future__ import annotations
 
@@ -9,79 +9,8 @@ from typing import Any
 import pytest
 from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
-from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.clients import KafkaAuthorizationError
-from spark_eos_connect.runtime.kafka_source import (
-    COORDINATOR_NOT_READY,
-    KafkaMetadata,
-    retry_while_coordinator_not_ready,
-)
-
-
-class FakeClock:
-    """time.monotonic and time.sleep for the retry loop: sleeping moves the clock."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.slept: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
-
-
-def failing(*codes: int, then: Any = None) -> Any:
-    """A call raising KafkaException(code) for each of `codes` in turn, then returning `then`."""
-    left = list(codes)
-    calls: list[int] = []
-
-    def call() -> Any:
-        calls.append(1)
-        if left:
-            raise KafkaException(KafkaError(left.pop(0)))
-        return then
-
-    call.calls = calls  # type: ignore[attr-defined]
-    return call
-
-
-@pytest.mark.parametrize("code", COORDINATOR_NOT_READY)
-def test_a_coordinator_not_ready_is_retried_until_it_answers(code: int) -> None:
-    clock = FakeClock()
-    call = failing(code, code, then={"offsets": 1})
-
-    result = retry_while_coordinator_not_ready(call, "connect-x", 30, clock.sleep, clock)
-
-    assert result == {"offsets": 1}
-    assert len(call.calls) == 3
-    assert len(clock.slept) == 2
-
-
-def test_after_the_timeout_the_error_names_the_group() -> None:
-    clock = FakeClock()
-    call = failing(*[KafkaError.COORDINATOR_LOAD_IN_PROGRESS] * 1000)
-
-    with pytest.raises(EosConnectError) as failed:
-        retry_while_coordinator_not_ready(call, "connect-x", 2, clock.sleep, clock)
-
-    message = str(failed.value)
-    assert message.startswith("the coordinator of consumer group connect-x was not ready within 2s")
-    assert "COORDINATOR_LOAD_IN_PROGRESS" in message
-    assert 2 <= clock.now < 2.5
-
-
-def test_other_errors_are_not_retried() -> None:
-    clock = FakeClock()
-    call = failing(KafkaError.GROUP_AUTHORIZATION_FAILED, then={})
-
-    with pytest.raises(KafkaException):
-        retry_while_coordinator_not_ready(call, "connect-x", 30, clock.sleep, clock)
-
-    assert len(call.calls) == 1
-    assert clock.slept == []
+from spark_eos_connect.runtime.kafka_source import KafkaMetadata
 
 
 class FakeAdmin:
