@@ -15,7 +15,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from spark_eos_connect import __version__
-from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.errors import ConfigError, EosConnectError
 
 if TYPE_CHECKING:
     from spark_eos_connect.herder import Herder
@@ -27,7 +27,15 @@ BOOTSTRAP_ENV = "EOSCONNECT_BOOTSTRAP_SERVERS"
 
 def _run_kafka(args: argparse.Namespace) -> int:
     from spark_eos_connect.kafka.broker import LocalKafkaBroker
+    from spark_eos_connect.kafka.cluster import LocalKafkaCluster
 
+    if args.brokers < 1:
+        raise ConfigError(f"--brokers must be at least 1, not {args.brokers}")
+    if args.brokers > 1 and (args.security != "none" or args.port is not None):
+        raise ConfigError(
+            "--brokers N > 1 runs a PLAINTEXT cluster on free ports: leave out --security and "
+            "--port (they apply to a single broker)"
+        )
     stop_requested = threading.Event()
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
@@ -35,19 +43,26 @@ def _run_kafka(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
-    broker = LocalKafkaBroker(port=args.port, data_dir=args.data_dir, security=args.security)
+    kafka: LocalKafkaBroker | LocalKafkaCluster = (
+        LocalKafkaCluster(args.brokers, data_dir=args.data_dir)
+        if args.brokers > 1
+        else LocalKafkaBroker(port=args.port, data_dir=args.data_dir, security=args.security)
+    )
     try:
-        broker.start()
-        for key, value in broker.client_config().items():
+        kafka.start()
+        for key, value in kafka.client_config().items():
             if key != "bootstrap.servers":
                 print(f"{key}={value}")
-        print(f"bootstrap.servers={broker.bootstrap_servers}", flush=True)
+        print(f"bootstrap.servers={kafka.bootstrap_servers}", flush=True)
         while not stop_requested.wait(0.5):
-            if not broker.is_running():
-                print(f"the broker exited unexpectedly; see {broker.log_path}", file=sys.stderr)
+            if isinstance(kafka, LocalKafkaBroker) and not kafka.is_running():
+                print(f"the broker exited unexpectedly; see {kafka.log_path}", file=sys.stderr)
+                return 1
+            if isinstance(kafka, LocalKafkaCluster) and not kafka.running():
+                print(f"every broker exited; see the logs in {kafka.data_dir}", file=sys.stderr)
                 return 1
     finally:
-        broker.close()
+        kafka.close()
     return 0
 
 
@@ -365,12 +380,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     kafka = commands.add_parser(
         "kafka",
-        help="run a local single-node Apache Kafka broker (KRaft) in the foreground",
+        help="run a local Apache Kafka broker (KRaft), or a cluster of several, in the foreground",
         description=(
-            "Run a single-node Kafka broker+controller with transactions enabled. Prints "
-            "bootstrap.servers=HOST:PORT once it accepts requests (after the super user's client "
-            "settings when secured); SIGTERM/SIGINT stop it."
+            "Run a single-node Kafka broker+controller with transactions enabled, or with "
+            "--brokers N a cluster of N broker+controller nodes (replication factor 3 for the "
+            "brokers' own topics and topics created with the default, min.insync.replicas 2). "
+            "Prints bootstrap.servers=HOST:PORT[,...] once it accepts requests (after the super "
+            "user's client settings when secured); SIGTERM/SIGINT stop it."
         ),
+    )
+    kafka.add_argument(
+        "--brokers",
+        type=int,
+        default=1,
+        help="number of nodes, each broker and controller (default: 1; more: PLAINTEXT only)",
     )
     kafka.add_argument("--port", type=int, default=None, help="listener port (default: free)")
     kafka.add_argument(

@@ -19,6 +19,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from types import TracebackType
@@ -30,6 +31,18 @@ from spark_eos_connect.kafka import security as sec
 from spark_eos_connect.processes import terminate
 
 HOST = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class ClusterNode:
+    """A node's place in a cluster of several: its id, its controller port, the quorum's
+    voters (`id@host:port,...`), the cluster's id and its replication factor."""
+
+    node_id: int
+    controller_port: int
+    voters: str
+    cluster_id: str
+    replication: int
 
 
 def free_port() -> int:
@@ -55,24 +68,40 @@ def broker_properties(
     controller_port: int,
     log_dir: Path,
     security: sec.BrokerSecurity | None = None,
+    node_id: int = 1,
+    voters: str | None = None,
+    replication: int = 1,
 ) -> dict[str, str]:
-    """Settings for a one-node broker on which transactions work and groups start at once,
-    secured as `security` says (PLAINTEXT when None)."""
+    """Settings for a broker+controller node on which transactions work and groups start at
+    once, secured as `security` says (PLAINTEXT when None).
+
+    Alone (`voters` None) the node is a one-node cluster. In a cluster, `voters` lists every
+    node's controller (`id@host:port,...`) and `replication` is the replication factor of the
+    broker's own topics and of topics created with the default, with a minimum in-sync
+    replica count of 2 (a write is acknowledged by two brokers, so one can be lost)."""
+    quorum = (
+        {"controller.quorum.voters": voters}
+        if voters
+        else {"controller.quorum.bootstrap.servers": f"{HOST}:{controller_port}"}
+    )
+    min_isr = str(min(2, replication))
     return {
         "process.roles": "broker,controller",
-        "node.id": "1",
+        "node.id": str(node_id),
         **sec.security_properties(security or sec.BrokerSecurity(), HOST, port, controller_port),
         "controller.listener.names": sec.CONTROLLER_LISTENER,
-        "controller.quorum.bootstrap.servers": f"{HOST}:{controller_port}",
+        **quorum,
         "log.dirs": str(log_dir),
         "num.partitions": "1",
-        "offsets.topic.replication.factor": "1",
+        "default.replication.factor": str(replication),
+        "min.insync.replicas": min_isr,
+        "offsets.topic.replication.factor": str(replication),
         "offsets.topic.num.partitions": "1",
-        "transaction.state.log.replication.factor": "1",
-        "transaction.state.log.min.isr": "1",
+        "transaction.state.log.replication.factor": str(replication),
+        "transaction.state.log.min.isr": min_isr,
         "transaction.state.log.num.partitions": "1",
-        "share.coordinator.state.topic.replication.factor": "1",
-        "share.coordinator.state.topic.min.isr": "1",
+        "share.coordinator.state.topic.replication.factor": str(replication),
+        "share.coordinator.state.topic.min.isr": min_isr,
         "group.initial.rebalance.delay.ms": "0",
         "auto.create.topics.enable": "true",
     }
@@ -99,9 +128,11 @@ class LocalKafkaBroker:
         heap: str = "512m",
         start_timeout_s: float = 90.0,
         security: str = "none",
+        node: ClusterNode | None = None,
     ) -> None:
         self.port = port or free_port()
-        self.controller_port = free_port()
+        self.node = node
+        self.controller_port = node.controller_port if node else free_port()
         self._owns_data_dir = data_dir is None
         self.data_dir = Path(data_dir or tempfile.mkdtemp(prefix="eosconnect-kafka-")).resolve()
         self.heap = heap
@@ -153,8 +184,15 @@ class LocalKafkaBroker:
 
     def _write_properties(self) -> Path:
         props_path = self.data_dir / "server.properties"
+        node = self.node
         props = broker_properties(
-            self.port, self.controller_port, self.data_dir / "logs", self.security
+            self.port,
+            self.controller_port,
+            self.data_dir / "logs",
+            self.security,
+            node_id=node.node_id if node else 1,
+            voters=node.voters if node else None,
+            replication=node.replication if node else 1,
         )
         props_path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         return props_path
@@ -177,7 +215,8 @@ class LocalKafkaBroker:
         keystore, pem = sec.make_broker_certificate(folder, password, HOST)
         self.security = sec.BrokerSecurity(mode, password, keystore, password, pem)
 
-    def _java_command(self, main_class: str, *args: str) -> list[str]:
+    def java_command(self, main_class: str, *args: str) -> list[str]:
+        """A command running `main_class` of Kafka's jars with this broker's JVM settings."""
         log4j = resources.files("spark_eos_connect.jvm").joinpath("log4j2.properties")
         return [
             _java(),
@@ -194,14 +233,14 @@ class LocalKafkaBroker:
     def _format_storage(self, props_path: Path) -> None:
         if (self.data_dir / "logs" / "meta.properties").exists():
             return
-        command = self._java_command(
+        command = self.java_command(
             "kafka.tools.StorageTool",
             "format",
             "-c",
             str(props_path),
             "-t",
-            new_cluster_id(),
-            "--standalone",
+            self.node.cluster_id if self.node else new_cluster_id(),
+            *([] if self.node else ["--standalone"]),
             *sec.scram_format_arguments(self.security),
         )
         result = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -215,21 +254,29 @@ class LocalKafkaBroker:
         """Format storage if new, start the broker and wait until it answers requests."""
         if self.is_running():
             return self
+        self.launch()
+        self.wait_until_ready()
+        return self
+
+    def launch(self) -> None:
+        """Format storage if new and start the broker process without waiting for it (the
+        nodes of a cluster answer only once a majority of them runs)."""
+        if self.is_running():
+            return
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self._prepare_security()
         props_path = self._write_properties()
         self._format_storage(props_path)
         with self.log_path.open("ab") as log:
             self._process = subprocess.Popen(
-                self._java_command("kafka.Kafka", str(props_path)),
+                self.java_command("kafka.Kafka", str(props_path)),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        self._wait_until_ready()
-        return self
 
-    def _wait_until_ready(self) -> None:
+    def wait_until_ready(self) -> None:
+        """Return once the broker answers a metadata request naming a controller."""
         from confluent_kafka.admin import AdminClient
 
         admin = AdminClient({**self.client_config(), "log_level": 0})
