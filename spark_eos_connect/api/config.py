@@ -163,6 +163,20 @@ class Range:
         return f"[{low},...]" if self.max is None else f"[{low},...,{self.max}]"
 
 
+@dataclass(frozen=True)
+class CountOrBrokerDefault:
+    """A count of at least 1, or -1 for the broker's default: Kafka Connect's internal-topic
+    replication factors and partition counts (KIP-464)."""
+
+    def __call__(self, name: str, value: Any) -> None:
+        valid = isinstance(value, int) and not isinstance(value, bool)
+        if not valid or (value != -1 and value < 1):
+            raise _invalid(name, value, "expected -1 (the broker's default) or at least 1")
+
+    def __str__(self) -> str:
+        return "-1 or [1,...]"
+
+
 @dataclass(frozen=True, init=False)
 class ValidString:
     """One of a fixed set of strings; case-sensitive unless `case_insensitive=True`."""

@@ -11,13 +11,14 @@ which the source pipeline also reads (`runtime.source_conversion`), as a Connect
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from spark_eos_connect.api.config import (
     ConfigDef,
     ConfigType,
+    CountOrBrokerDefault,
     InvalidConfigError,
     NonEmptyString,
     Range,
@@ -43,6 +44,40 @@ from spark_eos_connect.runtime.source_conversion import (
 from spark_eos_connect.runtime.source_plan import RecordConversion
 
 KAFKA_PREFIX = "kafka."
+REPLICATION_DOC = (
+    "Replication factor of the {topic} when created (-1: the brokers' default.replication."
+    "factor); more than the brokers up is refused. Left at 3 on a single-broker cluster: 1, "
+    "with a warning."
+)
+
+
+@dataclass(frozen=True)
+class InternalTopicSettings:
+    """How the internal topics are created: Connect's `*.storage.replication.factor` (None:
+    left at the default) and `*.storage.partitions` options."""
+
+    config_replication: int | None = None
+    offsets_replication: int | None = None
+    status_replication: int | None = None
+    offsets_partitions: int = 25
+    status_partitions: int = 5
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any], given: Iterable[str]) -> InternalTopicSettings:
+        """The settings from parsed worker `values`; `given` names the options set."""
+        given = set(given)
+
+        def chosen(option: str) -> int | None:
+            return int(values[option]) if option in given else None
+
+        return cls(
+            config_replication=chosen("config.storage.replication.factor"),
+            offsets_replication=chosen("offset.storage.replication.factor"),
+            status_replication=chosen("status.storage.replication.factor"),
+            offsets_partitions=int(values["offset.storage.partitions"]),
+            status_partitions=int(values["status.storage.partitions"]),
+        )
+
 
 WORKER_CONFIG = (
     ConfigDef()
@@ -74,9 +109,25 @@ WORKER_CONFIG = (
         "offset.storage.partitions",
         ConfigType.INT,
         25,
-        Range.at_least(1),
+        CountOrBrokerDefault(),
         "low",
-        "Partitions of the global offsets topic when it is created.",
+        "Partitions of the offsets topics when they are created (-1: the broker's default).",
+    )
+    .define(
+        "offset.storage.replication.factor",
+        ConfigType.INT,
+        3,
+        CountOrBrokerDefault(),
+        "low",
+        REPLICATION_DOC.format(topic="offsets topics"),
+    )
+    .define(
+        "config.storage.replication.factor",
+        ConfigType.INT,
+        3,
+        CountOrBrokerDefault(),
+        "low",
+        REPLICATION_DOC.format(topic="config topic"),
     )
     .define(
         "status.storage.topic",
@@ -85,6 +136,22 @@ WORKER_CONFIG = (
         NonEmptyString(),
         "high",
         "Compacted topic of connector and task states.",
+    )
+    .define(
+        "status.storage.partitions",
+        ConfigType.INT,
+        5,
+        CountOrBrokerDefault(),
+        "low",
+        "Partitions of the status topic when it is created (-1: the broker's default).",
+    )
+    .define(
+        "status.storage.replication.factor",
+        ConfigType.INT,
+        3,
+        CountOrBrokerDefault(),
+        "low",
+        REPLICATION_DOC.format(topic="status topic"),
     )
     .define(
         "exactly.once.source.support",
@@ -185,7 +252,7 @@ class SourcePipelineConfig:
     group_id: str
     config_topic: str
     global_offsets_topic: str
-    offsets_partitions: int
+    topics: InternalTopicSettings
     status_topic: str
     exactly_once: bool
     exactly_once_required: bool
@@ -263,7 +330,7 @@ def parse_source_pipeline(options: Mapping[str, Any]) -> SourcePipelineConfig:
         group_id=values["group.id"],
         config_topic=values["config.storage.topic"],
         global_offsets_topic=values["offset.storage.topic"],
-        offsets_partitions=values["offset.storage.partitions"],
+        topics=InternalTopicSettings.from_values(values, rest),
         status_topic=values["status.storage.topic"],
         exactly_once=values["exactly.once.source.support"].lower() == "enabled",
         exactly_once_required=values["exactly.once.support"].lower() == "required",

@@ -89,8 +89,11 @@ def _write_task_count(
             )
 
 
-def config_store_for(kafka: Mapping[str, Any], topic: str, group_id: str) -> KafkaConfigStore:
-    """A config store whose topic exists (created compacted with one partition if absent)."""
+def config_store_for(
+    kafka: Mapping[str, Any], topic: str, group_id: str, replication_factor: int | None = None
+) -> KafkaConfigStore:
+    """A config store whose topic exists (created compacted with one partition and
+    `replication_factor` replicas, None for Connect's default, if absent)."""
     store = KafkaConfigStore(kafka, topic, group_id)
-    store.ensure_topic()
+    store.ensure_topic(replication_factor=replication_factor)
     return store

@@ -138,17 +138,28 @@ class SourceCoordinator:
             ensure_reachable(kafka)
         props = config.providers.resolve(config.connector_props)
         connector_class = type(load_source_connector(config, props))
+        topics = config.topics
         self.global_partitions = ensure_offsets_topic(
-            kafka, config.global_offsets_topic, config.offsets_partitions
+            kafka,
+            config.global_offsets_topic,
+            topics.offsets_partitions,
+            topics.offsets_replication,
         )
         self.primary_partitions = self.global_partitions
         if config.connector_offsets_topic:
             self.primary_partitions = ensure_offsets_topic(
-                kafka, config.connector_offsets_topic, config.offsets_partitions
+                kafka,
+                config.connector_offsets_topic,
+                topics.offsets_partitions,
+                topics.offsets_replication,
             )
-        self.config_store = config_store_for(kafka, config.config_topic, config.group_id)
+        self.config_store = config_store_for(
+            kafka, config.config_topic, config.group_id, topics.config_replication
+        )
         self.status_store = KafkaStatusStore(kafka, config.status_topic)
-        self.status_store.ensure_topic()
+        self.status_store.ensure_topic(
+            topics.status_partitions, replication_factor=topics.status_replication
+        )
         self.leader: ConfigLeader | None = None
         self.generation_commit_offset: int | None = None
         self.generation_active = False

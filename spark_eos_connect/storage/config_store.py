@@ -18,11 +18,9 @@ from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.clients import (
     KafkaTimeoutError,
     TopicTail,
-    admin_client,
-    ensure_topic,
     missing_acl,
-    partition_count,
 )
+from spark_eos_connect.kafka.internal_topics import InternalTopic, ensure_internal_topic
 from spark_eos_connect.kafka.producers import is_fenced, produce, transactional_producer
 from spark_eos_connect.protocol.config_records import (
     ClusterConfigSnapshot,
@@ -43,7 +41,7 @@ from spark_eos_connect.protocol.config_records import (
 
 log = logging.getLogger(__name__)
 
-COMPACTED = {"cleanup.policy": "compact"}
+CONFIG_REPLICATION_OPTION = "config.storage.replication.factor"
 LEADER_ID_PREFIX = "connect-cluster-"
 
 
@@ -97,14 +95,15 @@ class KafkaConfigStore:
         self._position: int | None = None
         self._tail: TopicTail | None = None
 
-    def ensure_topic(self, timeout_s: float = 30.0) -> bool:
-        """Create the compacted one-partition topic, or check the existing one.
+    def ensure_topic(self, timeout_s: float = 30.0, replication_factor: int | None = None) -> bool:
+        """Create the compacted one-partition topic (`config.storage.replication.factor`
+        `replication_factor`, None for Connect's default), or check the existing one.
 
         Returns whether it was created; raises `ConfigTopicError` if it has several partitions.
         """
-        admin = admin_client(self.kafka)
-        created = ensure_topic(admin, self.topic, 1, COMPACTED, timeout_s)
-        partitions = partition_count(admin, self.topic, timeout_s)
+        spec = InternalTopic(self.topic, 1, CONFIG_REPLICATION_OPTION, replication_factor)
+        ensured = ensure_internal_topic(self.kafka, spec, timeout_s)
+        partitions = ensured.partitions
         if partitions != 1:
             raise ConfigTopicError(
                 f"Config topic {self.topic!r} (config.storage.topic) has {partitions} partitions; "
@@ -112,7 +111,7 @@ class KafkaConfigStore:
                 "(Kafka Connect refuses such a topic too). Point config.storage.topic at a "
                 "one-partition compacted topic."
             )
-        return created
+        return ensured.created
 
     def read_to_end(self, timeout_s: float = 30.0) -> ClusterConfigSnapshot:
         """Catch up with the topic's end, waiting for open transactions; the live snapshot.

@@ -11,13 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from spark_eos_connect.kafka.clients import (
-    ConsumedRecord,
-    TopicTail,
-    admin_client,
-    ensure_topic,
-    partition_count,
-)
+from spark_eos_connect.kafka.clients import ConsumedRecord, TopicTail
+from spark_eos_connect.kafka.internal_topics import InternalTopic, ensure_internal_topic
 from spark_eos_connect.protocol.murmur2 import default_partition
 from spark_eos_connect.protocol.offsets_format import (
     OffsetsSnapshot,
@@ -25,7 +20,7 @@ from spark_eos_connect.protocol.offsets_format import (
     encode_offset_value,
 )
 
-COMPACTED = {"cleanup.policy": "compact"}
+OFFSETS_REPLICATION_OPTION = "offset.storage.replication.factor"
 
 SourcePartition = dict[str, Any]
 SourceOffset = dict[str, Any]
@@ -41,11 +36,13 @@ class OffsetMessage:
     value: bytes | None
 
 
-def ensure_offsets_topic(kafka: Mapping[str, Any], topic: str, partitions: int) -> int:
-    """Create the compacted offsets topic if absent; returns its partition count."""
-    admin = admin_client(kafka)
-    ensure_topic(admin, topic, partitions=partitions, config=COMPACTED)
-    return partition_count(admin, topic)
+def ensure_offsets_topic(
+    kafka: Mapping[str, Any], topic: str, partitions: int, replication_factor: int | None = None
+) -> int:
+    """Create the compacted offsets topic if absent (`offset.storage.replication.factor`
+    `replication_factor`, None for Connect's default); returns its partition count."""
+    spec = InternalTopic(topic, partitions, OFFSETS_REPLICATION_OPTION, replication_factor)
+    return ensure_internal_topic(kafka, spec).partitions
 
 
 def offset_messages(

@@ -20,12 +20,12 @@ from spark_eos_connect.kafka.clients import (
     KafkaTimeoutError,
     admin_client,
     describe_client,
-    ensure_topic,
     kafka_error_of,
     missing_acl,
     partition_count,
     read_to_end,
 )
+from spark_eos_connect.kafka.internal_topics import InternalTopic, ensure_internal_topic
 from spark_eos_connect.kafka.producers import idempotent_producer, produce
 from spark_eos_connect.protocol.murmur2 import default_partition
 from spark_eos_connect.protocol.status_records import (
@@ -38,7 +38,7 @@ from spark_eos_connect.protocol.status_records import (
     task_status_key,
 )
 
-COMPACTED = {"cleanup.policy": "compact"}
+STATUS_REPLICATION_OPTION = "status.storage.replication.factor"
 DEFAULT_PARTITIONS = 5
 
 
@@ -58,12 +58,18 @@ class KafkaStatusStore:
         self._partitions = 0
         self._producer: Any = None
 
-    def ensure_topic(self, partitions: int = DEFAULT_PARTITIONS, timeout_s: float = 30.0) -> bool:
-        """Create the compacted topic (5 partitions by default) unless it exists."""
-        admin = admin_client(self.kafka)
-        created = ensure_topic(admin, self.topic, partitions, COMPACTED, timeout_s)
-        self._partitions = partition_count(admin, self.topic, timeout_s)
-        return created
+    def ensure_topic(
+        self,
+        partitions: int = DEFAULT_PARTITIONS,
+        timeout_s: float = 30.0,
+        replication_factor: int | None = None,
+    ) -> bool:
+        """Create the compacted topic (5 partitions by default; `status.storage.replication.
+        factor` `replication_factor`, None for Connect's default) unless it exists."""
+        spec = InternalTopic(self.topic, partitions, STATUS_REPLICATION_OPTION, replication_factor)
+        ensured = ensure_internal_topic(self.kafka, spec, timeout_s)
+        self._partitions = ensured.partitions
+        return ensured.created
 
     def put_connector_status(
         self,

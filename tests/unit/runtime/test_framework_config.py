@@ -28,6 +28,27 @@ def test_defaults_follow_connect_and_never_join_a_real_connect_cluster() -> None
     assert config.offsets_transactional_id == "eosconnect-orders"
 
 
+def test_internal_topics_follow_connects_options_and_remember_which_were_set() -> None:
+    left_out = parse_source_pipeline(BASE).topics
+    chosen = parse_source_pipeline(
+        {
+            **BASE,
+            "offset.storage.replication.factor": "3",
+            "config.storage.replication.factor": "-1",
+            "status.storage.replication.factor": "2",
+            "offset.storage.partitions": "-1",
+            "status.storage.partitions": "7",
+        }
+    ).topics
+
+    assert (left_out.offsets_partitions, left_out.status_partitions) == (25, 5)
+    assert left_out.config_replication is None  # Connect's default (3), not set
+    assert left_out.offsets_replication is None and left_out.status_replication is None
+    assert (chosen.offsets_replication, chosen.config_replication) == (3, -1)
+    assert (chosen.status_replication, chosen.offsets_partitions) == (2, -1)
+    assert chosen.status_partitions == 7
+
+
 def test_kafka_options_pass_through_without_prefix_and_the_rest_go_to_the_connector() -> None:
     config = parse_source_pipeline({**BASE, "kafka.acks": "all", "seed": "7"})
 
@@ -57,6 +78,10 @@ def test_dedicated_offsets_topic_becomes_primary() -> None:
         ({"transaction.boundary": "sometimes"}, "transaction.boundary"),
         ({"exactly.once.source.support": "maybe"}, "exactly.once.source.support"),
         ({"maxRecordsPerTrigger": "-1"}, "maxrecordspertrigger"),
+        ({"offset.storage.replication.factor": "0"}, "offset.storage.replication.factor"),
+        ({"config.storage.replication.factor": "-2"}, "config.storage.replication.factor"),
+        ({"status.storage.replication.factor": "three"}, "status.storage.replication.factor"),
+        ({"status.storage.partitions": "0"}, "status.storage.partitions"),
     ],
 )
 def test_bad_values_are_rejected_naming_the_option(options: dict[str, str], named: str) -> None:
