@@ -33,6 +33,7 @@ def source_args(name: str, topic: str, servers: str, checkpoint: Path) -> list[s
         "max.records": RECORDS_PER_TASK,
         "rate": RATE_PER_TASK,
         "records.per.poll": 100,
+        "maxPollDurationMs": 500,  # a commit every half second: a stall shows to the second
     }
     return [
         "--name",

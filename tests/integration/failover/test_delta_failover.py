@@ -1,0 +1,77 @@
+"""Kafka -> Delta (`jobs/kafka_to_delta.py`, the eosconnect reader) on a 3-broker cluster while
+brokers are killed under it (and, in the long form, its driver): the job never fails, each
+stall stays short, and the table holds every record exactly once."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spark_eos_connect.kafka.clients import admin_client, ensure_topic
+from spark_eos_connect.kafka.cluster import LocalKafkaCluster
+
+from .conftest import Failover, delta_commits, full_run, kill_plan
+from .test_sink_failover import produce_numbered
+
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("failover")]
+
+RECORDS = 30_000
+PER_TRIGGER = 500  # a commit every ~second: the job runs long enough for the kills
+JOB_TIMEOUT_S = 600
+
+
+def test_kafka_to_delta_rides_out_broker_kills(
+    kafka_cluster: LocalKafkaCluster,
+    failover: Failover,
+    spark: Any,
+    start_job: Callable[..., Any],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    config = kafka_cluster.client_config()
+    topic = unique_name("failover-delta")
+    ensure_topic(admin_client(config), topic, partitions=2)
+    produce_numbered(config, topic, RECORDS)
+    table = tmp_path / "table"
+    args = [
+        "--name",
+        unique_name("failover-delta"),
+        "--topics",
+        topic,
+        "--path",
+        str(table),
+        "--max-records-per-trigger",
+        str(PER_TRIGGER),
+        "--bootstrap-servers",
+        config["bootstrap.servers"],
+        "--checkpoint",
+        str(tmp_path / "ck"),
+        "--trigger-interval",
+        "500 milliseconds",
+        "--until-idle",
+        "--timeout",
+        str(JOB_TIMEOUT_S),
+    ]
+    job = start_job("kafka_to_delta.py", *args)
+
+    def running() -> bool:
+        return job.process.poll() is None
+
+    for role in kill_plan("controller"):
+        failover.kill_and_recover(role, topic, lambda: delta_commits(table), running)
+    if full_run():  # the driver too: kill -9, then the job started again resumes
+        os.killpg(job.process.pid, signal.SIGKILL)
+        job.process.wait(timeout=60)
+        job = start_job("kafka_to_delta.py", *args)
+    job.process.wait(timeout=JOB_TIMEOUT_S)
+
+    assert job.process.returncode == 0, job.log.read_text()[-4000:]
+    rows = spark.read.format("delta").load(str(table)).select("value").collect()
+    values = sorted(int(bytes(row.value).decode()) for row in rows)
+    assert len(values) == len(set(values)), f"{len(values) - len(set(values))} duplicated rows"
+    assert values == list(range(RECORDS))
