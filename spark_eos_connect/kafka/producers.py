@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Producer
@@ -50,6 +51,25 @@ def transactional_producer(
             raise denied from None
         raise
     return producer
+
+
+def commit_transaction(
+    producer: Producer, timeout_s: float, clock: Callable[[], float] = time.monotonic
+) -> None:
+    """Commit `producer`'s open transaction, calling again while the failure is retriable (a
+    coordinator or leader moving, a request timing out: librdkafka's documented way) until
+    `timeout_s`. An abortable or fatal error is raised at once: the caller aborts, or fails."""
+    deadline = clock() + timeout_s
+    while True:
+        try:
+            producer.commit_transaction(max(1.0, deadline - clock()))
+            return
+        except KafkaException as error:
+            kafka_error = error.args[0] if error.args else None
+            if not isinstance(kafka_error, KafkaError) or not kafka_error.retriable():
+                raise
+            if kafka_error.txn_requires_abort() or clock() >= deadline:
+                raise
 
 
 def fence_transactional_id(

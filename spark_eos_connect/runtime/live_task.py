@@ -24,6 +24,7 @@ and its commit fails.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import time
@@ -46,6 +47,7 @@ from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.kafka.clients import kafka_error_of, missing_acl
 from spark_eos_connect.kafka.producers import (
     ProducerFencedError,
+    commit_transaction,
     idempotent_producer,
     is_fenced,
     produce,
@@ -606,8 +608,11 @@ class LiveSourceTask:
         if plan.exactly_once:
             inject("before_commit", batch_id)
             try:
-                producer.commit_transaction(COMMIT_TIMEOUT_S)
+                commit_transaction(producer, COMMIT_TIMEOUT_S)
             except KafkaException as error:
+                if error.args[0].txn_requires_abort():  # the producer stays usable
+                    with contextlib.suppress(KafkaException, SystemError, EosConnectError):
+                        self._abort(result, counted=False)
                 self._in_transaction = False
                 raise self._explained(error) from error
             self._in_transaction = False
