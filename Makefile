@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export EOSCONNECT_JARS_DIR ?= $(CURDIR)/.jars
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: help setup jars demo test test-cluster unit integration lint bench docs dist clean
+.PHONY: help setup jars demo test test-cluster test-failover unit integration lint bench docs dist clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -34,6 +34,9 @@ test: setup ## unit and integration tests against a real local broker, Spark clu
 
 test-cluster: setup ## only the tests on the Spark standalone cluster (master + two workers)
 	$(PY) -m pytest -m cluster tests/integration/cluster
+
+test-failover: setup ## the failover tests' long form: 3-broker cluster, 3 broker kills and a driver kill per query
+	EOSCONNECT_FAILOVER=full $(PY) -m pytest -s tests/integration/failover
 
 unit: setup ## unit tests only (no broker, no Spark)
 	$(PY) -m pytest tests/unit

@@ -36,6 +36,11 @@ Role = str
 """Which node to kill: "transaction coordinator", "partition leader" or "controller"."""
 
 
+def scaled(records: int) -> int:
+    """`records` for the short form; three times as many for the long form's three kills."""
+    return records * 3 if full_run() else records
+
+
 def kill_plan(short: Role) -> list[Role]:
     """The roles killed in turn under one query: `short` alone, or all three in the long form."""
     return ["transaction coordinator", "partition leader", "controller"] if full_run() else [short]

@@ -15,13 +15,13 @@ import pytest
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic
 from spark_eos_connect.kafka.cluster import LocalKafkaCluster
 
-from .conftest import Failover, delta_commits, full_run, kill_plan
+from .conftest import Failover, delta_commits, full_run, kill_plan, scaled
 from .test_sink_failover import produce_numbered
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("failover")]
 
-RECORDS = 30_000
-PER_TRIGGER = 500  # a commit every ~second: the job runs long enough for the kills
+RECORDS = scaled(12_000)
+PER_TRIGGER = 300  # a commit every second or so: the job runs 40 s a kill or more
 JOB_TIMEOUT_S = 600
 
 

@@ -15,12 +15,12 @@ from confluent_kafka import Producer
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic
 from spark_eos_connect.kafka.cluster import LocalKafkaCluster
 
-from .conftest import RECOVERY_TIMEOUT_S, Failover, kill_plan, wait_until
+from .conftest import RECOVERY_TIMEOUT_S, Failover, kill_plan, scaled, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("failover")]
 
-RECORDS = 30_000
-PER_TRIGGER = 300  # with a 300 ms trigger the query reads for half a minute or more
+RECORDS = scaled(12_000)
+PER_TRIGGER = 200  # with a 300 ms trigger the query reads for 40 s a kill or more
 
 
 def produce_numbered(config: dict[str, str], topic: str, count: int) -> None:

@@ -18,13 +18,13 @@ from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic, read_to_end
 from spark_eos_connect.kafka.cluster import LocalKafkaCluster
 
-from .conftest import Failover, committed_records, full_run, kill_plan, wait_until
+from .conftest import Failover, committed_records, full_run, kill_plan, scaled, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("failover")]
 
 TASKS = 2
-RECORDS_PER_TASK = 9000
-RATE_PER_TASK = 150  # records/s: the job runs about a minute, long enough for the kills
+RECORDS_PER_TASK = scaled(6000)
+RATE_PER_TASK = 150  # records/s: the job runs 40 s a kill, long enough to see it recover
 JOB_TIMEOUT_S = 600
 
 
