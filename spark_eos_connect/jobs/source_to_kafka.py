@@ -59,14 +59,37 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+ABORT_CHECK_TIMEOUT_S = 10.0
+"""How long the job's last step waits for the brokers before aborting open transactions."""
+
+
 def abort_open_transactions(client: dict[str, str], options: dict[str, str]) -> None:
     """Fence every task's transactional id, which aborts whatever transaction is still open
     (`client`: the resolved settings `job_kafka_client(options)` returns)."""
+    from spark_eos_connect.kafka.clients import KafkaTimeoutError, ensure_reachable
     from spark_eos_connect.kafka.producers import fence_transactional_id
+    from spark_eos_connect.kafka.security import (
+        KafkaAuthenticationError,
+        authenticates,
+        verify_credentials,
+    )
     from spark_eos_connect.runtime.framework_config import parse_source_pipeline
 
     config = parse_source_pipeline(options)
     if not config.exactly_once:
+        return
+    try:  # a refused login or an unreachable cluster: nothing to abort with, say so once
+        if authenticates(client):
+            verify_credentials(client, ABORT_CHECK_TIMEOUT_S)
+        else:
+            ensure_reachable(client, ABORT_CHECK_TIMEOUT_S)
+    except (KafkaAuthenticationError, KafkaTimeoutError) as error:
+        print(
+            f"open transactions not aborted (the brokers abort them after "
+            f"transaction.timeout.ms): {error}",
+            file=sys.stderr,
+            flush=True,
+        )
         return
     for task in range(config.tasks_max):
         fence_transactional_id(client, config.task_transactional_id(task))

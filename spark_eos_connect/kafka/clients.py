@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -83,21 +84,67 @@ class KafkaUnreachableError(KafkaTimeoutError):
     """No broker of `kafka.bootstrap.servers` answered the driver's first metadata request."""
 
 
+HANDSHAKE_BREAKS = ("security.protocol", "in state APIVERSION_QUERY", "in state SSL_HANDSHAKE")
+"""How librdkafka says a broker closed the connection during the handshake: what a TLS or
+SASL listener does with a PLAINTEXT client (and a PLAINTEXT one with a TLS client)."""
+
+
 def ensure_reachable(config: Mapping[str, Any], timeout_s: float | None = None) -> None:
     """Return once a broker answers a metadata request; raise `KafkaUnreachableError` naming
     `kafka.bootstrap.servers` and the time waited otherwise (the driver's first call to Kafka,
-    so that a wrong address is not reported as a bare librdkafka transport failure)."""
+    so that a wrong address is not reported as a bare librdkafka transport failure).
+
+    A broker that drops the connection during the handshake, as a TLS or SASL listener does
+    with a PLAINTEXT client, is reported at once with `kafka.security.protocol` named. The
+    probe's own client logs nothing: what went wrong is in the error raised."""
     wait = REACHABLE_TIMEOUT_S if timeout_s is None else timeout_s
     started = time.monotonic()
-    try:
-        AdminClient(dict(config)).list_topics(timeout=wait)
-    except KafkaException as error:
-        waited = time.monotonic() - started
-        detail = error.args[0].str() if error.args and hasattr(error.args[0], "str") else error
-        raise KafkaUnreachableError(
-            f"kafka.bootstrap.servers={config.get('bootstrap.servers')}: no broker answered "
-            f"within {waited:.0f} s ({detail}); check the address and that the brokers are up"
-        ) from None
+    errors: list[KafkaError] = []
+    logged = _CollectedLog()
+    probe: dict[str, Any] = {**config, "error_cb": errors.append, "logger": logged.logger}
+    admin = AdminClient(probe)
+    deadline = started + wait
+    while True:
+        try:
+            admin.list_topics(timeout=min(1.0, max(0.1, deadline - time.monotonic())))
+            return
+        except KafkaException as error:
+            last = str(error.args[0].str() if error.args else error)
+        admin.poll(0)
+        said = [e.str() for e in errors] + logged.messages
+        breaks = [text for text in said if any(sign in text for sign in HANDSHAKE_BREAKS)]
+        # twice, so that a broker restarting is not taken for it
+        mismatch = breaks[-1].rsplit("]: ", 1)[-1] if len(breaks) >= 2 else None
+        if mismatch is not None:
+            protocol = config.get("security.protocol", "PLAINTEXT")
+            raise KafkaUnreachableError(
+                f"kafka.bootstrap.servers={config.get('bootstrap.servers')}: the broker closed "
+                f"the connection during the handshake ({mismatch}); check "
+                f"kafka.security.protocol (the client uses {protocol}) against the listener's "
+                "protocol (SSL, SASL_PLAINTEXT or SASL_SSL)"
+            )
+        if time.monotonic() >= deadline:
+            detail = errors[-1].str() if errors else last
+            raise KafkaUnreachableError(
+                f"kafka.bootstrap.servers={config.get('bootstrap.servers')}: no broker answered "
+                f"within {time.monotonic() - started:.0f} s ({detail}); check the address and "
+                "that the brokers are up"
+            )
+
+
+class _CollectedLog(logging.Handler):
+    """A librdkafka client's log lines, kept instead of printed (`logger` client setting)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+        self.logger = logging.getLogger(f"{__name__}.probe.{id(self)}")
+        self.logger.setLevel(logging.DEBUG)
+        self.logger.propagate = False
+        self.logger.addHandler(self)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
 
 
 CONNECT_WAIT_S = 5.0

@@ -243,7 +243,8 @@ def authenticates(config: Mapping[str, Any]) -> bool:
 def verify_credentials(config: Mapping[str, Any], timeout_s: float = 30.0) -> None:
     """Return once the brokers answer a metadata request with `config`; raise
     `KafkaAuthenticationError` as soon as they refuse its credentials or certificate (librdkafka
-    only retries those), `KafkaTimeoutError` if neither happens within `timeout_s`."""
+    only retries those), `KafkaTimeoutError` if neither happens within `timeout_s`. The probe's
+    client logs nothing: the refusal is in the error raised, once."""
     from confluent_kafka import KafkaException
     from confluent_kafka.admin import AdminClient
 
@@ -253,7 +254,7 @@ def verify_credentials(config: Mapping[str, Any], timeout_s: float = 30.0) -> No
         if error.name() in CONNECT_ERRORS:
             refused.append(error)
 
-    client: dict[str, Any] = {**config, "error_cb": on_error}
+    client: dict[str, Any] = {**config, "error_cb": on_error, "log_level": 0}
     admin = AdminClient(client)
     deadline = time.monotonic() + timeout_s
     while True:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import signal
 import sys
 import threading
@@ -15,7 +16,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.spark.session import SessionPlan, current_plan
 
 
@@ -221,19 +222,43 @@ def run_query(
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     watch = IdleWatch()
     idle = False
-    while query.isActive and not idle:
-        if stop_requested.is_set() or (deadline is not None and time.monotonic() > deadline):
-            break
-        if until_idle:
-            idle = watch.update(query.recentProgress)
-        query.awaitTermination(0.5)
-    if query.isActive:
-        stop_between_batches(query)
-    query.awaitTermination()
+    from pyspark.errors import StreamingQueryException
+
+    with contextlib.suppress(StreamingQueryException):  # reported below, by its root cause
+        while query.isActive and not idle:
+            if stop_requested.is_set() or (deadline is not None and time.monotonic() > deadline):
+                break
+            if until_idle:
+                idle = watch.update(query.recentProgress)
+            query.awaitTermination(0.5)
+        if query.isActive:
+            stop_between_batches(query)
+        query.awaitTermination()
     error = query.exception()
     if error is not None:
-        raise RuntimeError(f"the streaming query failed: {error}")
+        raise QueryFailedError(f"the streaming query failed: {root_cause(str(error))}")
     return not stop_requested.is_set()
+
+
+class QueryFailedError(EosConnectError):
+    """A job's streaming query stopped with an error (named by its root cause)."""
+
+
+_RAISED = re.compile(r"^((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception)): (.+)$", re.M)
+
+
+_JVM_PACKAGES = ("org.", "java.", "scala.", "io.delta.")
+
+
+def root_cause(text: str) -> str:
+    """The last `module.SomeError: message` line of a failed query's error text, which holds
+    Spark's wrappers, the Python worker's traceback and JVM frames; all of it when none."""
+    raised = _RAISED.findall(text)
+    python = [found for found in raised if not found[0].startswith(_JVM_PACKAGES)]
+    if not raised:
+        return text
+    name, message = (python or raised)[-1]
+    return f"{name.rsplit('.', 1)[-1]}: {message.strip()}"
 
 
 def options_dict(pairs: Sequence[tuple[str, str]], prefix: str = "") -> dict[str, str]:
