@@ -53,6 +53,8 @@ COVERAGE: dict[str, str] = {
     "eosconnect kafka": f"{ELSEWHERE}tests/integration/security/test_cli_kafka_security.py"
     "::test_secured_cli_broker_announces_settings_that_log_in",
     "make test-cluster": "test_make_test_cluster_collects_exactly_the_cluster_tests",
+    "make test-failover": f"{ELSEWHERE}tests/integration/failover/test_source_failover.py"
+    "::test_exactly_once_source_rides_out_broker_kills",
     "make dist": f"{ELSEWHERE}tests/integration/jobs/test_wheel.py"
     "::test_make_dist_builds_a_wheel_and_an_sdist",
     "```bash eosconnect rest --bootstrap-servers HOST:PORT --host 0.0.0.0": f"{ELSEWHERE}"
