@@ -44,7 +44,7 @@ from spark_eos_connect.herder.source_offsets import OffsetTopics, SourceOffsets
 from spark_eos_connect.kafka.clients import admin_client, kafka_client_config
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
-from spark_eos_connect.runtime.framework_config import WORKER_CONFIG
+from spark_eos_connect.runtime.framework_config import WORKER_CONFIG, InternalTopicSettings
 from spark_eos_connect.storage.config_store import (
     ConfigLeader,
     ConfigReadTimeoutError,
@@ -74,11 +74,14 @@ class WorkerSettings:
     offsets_partitions: int = 25
     exactly_once: bool = True
     worker_id: str = field(default_factory=lambda: socket.gethostname() + HERDER_WORKER_SUFFIX)
+    topics: InternalTopicSettings = field(default_factory=InternalTopicSettings)
+    """How the internal topics are created (Connect's `*.storage.*` options)."""
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> WorkerSettings:
         """Parse ``group.id``, ``config.storage.topic`` ... (others are ignored)."""
-        values = WORKER_CONFIG.parse({k: v for k, v in options.items() if k in WORKER_CONFIG})
+        given = {k: v for k, v in options.items() if k in WORKER_CONFIG}
+        values = WORKER_CONFIG.parse(given)
         return cls(
             group_id=values["group.id"],
             config_topic=values["config.storage.topic"],
@@ -86,6 +89,7 @@ class WorkerSettings:
             status_topic=values["status.storage.topic"],
             offsets_partitions=values["offset.storage.partitions"],
             exactly_once=values["exactly.once.source.support"].lower() == "enabled",
+            topics=InternalTopicSettings.from_values(values, given),
         )
 
 
@@ -151,6 +155,7 @@ class Herder:
             self.settings.offsets_partitions,
             self.settings.exactly_once,
             timeout_s,
+            self.settings.topics.offsets_replication,
         )
         self.groups = ConsumerGroups(self.kafka, timeout_s)
         self._leader: ConfigLeader | None = None
@@ -167,8 +172,11 @@ class Herder:
 
     def start(self) -> Herder:
         """Create (or check) the config and status topics."""
-        self.configs.ensure_topic(self.timeout_s)
-        self.statuses.ensure_topic(timeout_s=self.timeout_s)
+        topics = self.settings.topics
+        self.configs.ensure_topic(self.timeout_s, topics.config_replication)
+        self.statuses.ensure_topic(
+            topics.status_partitions, self.timeout_s, topics.status_replication
+        )
         return self
 
     def close(self) -> None:

@@ -71,8 +71,10 @@ class SourceOffsets:
         topic_partitions: int,
         exactly_once: bool,
         timeout_s: float = 30.0,
+        replication_factor: int | None = None,
     ) -> None:
         self.kafka = dict(kafka)
+        self.replication_factor = replication_factor
         self.group_id = group_id
         self.topic_partitions = topic_partitions
         self.exactly_once = exactly_once
@@ -123,7 +125,7 @@ class SourceOffsets:
         """
         try:
             primary_partitions = ensure_offsets_topic(
-                self.kafka, topics.primary, self.topic_partitions
+                self.kafka, topics.primary, self.topic_partitions, self.replication_factor
             )
             messages = offset_messages(topics.primary, primary_partitions, connector, pairs)
             if self.exactly_once:
@@ -132,7 +134,7 @@ class SourceOffsets:
                 self._write_plain(messages)
             if topics.secondary is not None:
                 partitions = ensure_offsets_topic(
-                    self.kafka, topics.secondary, self.topic_partitions
+                    self.kafka, topics.secondary, self.topic_partitions, self.replication_factor
                 )
                 self._write_plain(offset_messages(topics.secondary, partitions, connector, pairs))
         except HerderError:

@@ -30,7 +30,11 @@ from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
-from spark_eos_connect.runtime.framework_config import WORKER_CONFIG, split_options
+from spark_eos_connect.runtime.framework_config import (
+    WORKER_CONFIG,
+    InternalTopicSettings,
+    split_options,
+)
 from spark_eos_connect.runtime.kafka_source import (
     READER_CONFIG,
     TP,
@@ -166,6 +170,8 @@ class SinkLifecycleConfig:
     status_topic: str
     kafka: dict[str, str]
     connector_config: dict[str, str] | None
+    topics: InternalTopicSettings = field(default_factory=InternalTopicSettings)
+    """How the config and status topics are created (Connect's `*.storage.*` options)."""
     """The config to register; None without `connector.class` (nothing is registered)."""
     providers: ConfigProviders = field(default_factory=ConfigProviders)
     """Resolve `kafka` with these (the config is registered with references unresolved)."""
@@ -191,7 +197,8 @@ def parse_sink_lifecycle(options: Mapping[str, Any]) -> SinkLifecycleConfig | No
     name = str(rest.get("name") or "").strip()
     if not name:
         return None
-    worker = WORKER_CONFIG.parse({k: v for k, v in rest.items() if k in WORKER_CONFIG})
+    given = {k: v for k, v in rest.items() if k in WORKER_CONFIG}
+    worker = WORKER_CONFIG.parse(given)
     config = connector_config(options) if rest.get("connector.class") else None
     if config is not None:
         config["name"] = name
@@ -203,6 +210,7 @@ def parse_sink_lifecycle(options: Mapping[str, Any]) -> SinkLifecycleConfig | No
         kafka=kafka,
         connector_config=config,
         providers=ConfigProviders.from_options(rest),
+        topics=InternalTopicSettings.from_values(worker, given),
     )
 
 
@@ -248,9 +256,14 @@ class SinkLifecycle:
         kafka = config.providers.resolve(config.kafka, prefix="kafka.")
         if config.connector_config is not None:  # a bad reference fails before the write
             config.providers.resolve(config.connector_config)
-        self.configs = config_store_for(kafka, config.config_topic, config.group_id)
+        topics = config.topics
+        self.configs = config_store_for(
+            kafka, config.config_topic, config.group_id, topics.config_replication
+        )
         self.statuses = KafkaStatusStore(kafka, config.status_topic)
-        self.statuses.ensure_topic()
+        self.statuses.ensure_topic(
+            topics.status_partitions, replication_factor=topics.status_replication
+        )
         if config.connector_config is not None:
             register_connector(self.configs, config.name, config.connector_config)
         self._view: ConnectorView | None = None

@@ -101,3 +101,6 @@ def test_exactly_once_source_rides_out_broker_kills(
     duplicates = {key: n for key, n in counts.items() if n > 1}
     assert not duplicates, f"{len(duplicates)} duplicated, e.g. {list(duplicates)[:5]}"
     assert set(counts) == expected, f"{len(expected - set(counts))} missing"
+    internal = admin_client(config).list_topics(timeout=30).topics
+    for topic_name in ("eosconnect-configs", "eosconnect-offsets", "eosconnect-status"):
+        assert {len(p.replicas) for p in internal[topic_name].partitions.values()} == {3}

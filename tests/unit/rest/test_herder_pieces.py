@@ -126,10 +126,13 @@ def test_worker_settings_from_options() -> None:
             "group.id": "prod",
             "offset.storage.topic": "connect-offsets",
             "exactly.once.source.support": "disabled",
+            "offset.storage.replication.factor": "2",
             "kafka.bootstrap.servers": "ignored:1",
         }
     )
     assert settings.group_id == "prod"
+    assert settings.topics.offsets_replication == 2
+    assert settings.topics.config_replication is None  # left at Connect's default
     assert settings.offsets_topic == "connect-offsets"
     assert settings.config_topic == "eosconnect-configs"
     assert settings.exactly_once is False

@@ -191,5 +191,25 @@ def test_lifecycle_uses_the_worker_options_and_their_defaults() -> None:
     assert default.kafka == {"bootstrap.servers": "localhost:9092"}
 
 
+def test_the_internal_topics_follow_connects_storage_options() -> None:
+    chosen = parse_sink_lifecycle(
+        {
+            "name": "s",
+            "config.storage.replication.factor": "3",
+            "status.storage.replication.factor": "-1",
+            "status.storage.partitions": "10",
+            **BOOTSTRAP,
+        }
+    )
+    left_out = parse_sink_lifecycle({"name": "s", **BOOTSTRAP})
+
+    assert chosen is not None and left_out is not None
+    assert chosen.topics.config_replication == 3
+    assert (chosen.topics.status_replication, chosen.topics.status_partitions) == (-1, 10)
+    assert chosen.connector_config is None  # worker options are not the connector's
+    assert left_out.topics.config_replication is None  # Connect's default, not set
+    assert left_out.topics.status_partitions == 5
+
+
 def test_no_name_means_no_connector_to_follow() -> None:
     assert parse_sink_lifecycle({"topics": "t", **BOOTSTRAP}) is None
