@@ -27,6 +27,7 @@ from spark_eos_connect.kafka.retry import (
     call_with_retries,
     is_retriable,
     kafka_error_of,
+    needs_new_metadata,
 )
 
 KAFKA_OPTION_PREFIX = "kafka."
@@ -470,7 +471,17 @@ class TopicTail:
             )
             return {tp.partition: future.result().offset for tp, future in futures.items()}
 
-        return call_with_retries(request, f"finding the end of topic {self.topic!r}", timeout_s)
+        return call_with_retries(
+            request,
+            f"finding the end of topic {self.topic!r}",
+            timeout_s,
+            before_retry=self._renew_if_stale,
+        )
+
+    def _renew_if_stale(self, error: KafkaError | None) -> None:
+        """A new admin client, with fresh metadata, when `error` says the cached is old."""
+        if needs_new_metadata(error):
+            self._admin = AdminClient(self.config)
 
     def read_new(
         self,

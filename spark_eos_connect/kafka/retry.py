@@ -85,6 +85,25 @@ def is_retriable(error: BaseException | KafkaError) -> bool:
     return found.name() in RETRIABLE_ERRORS or bool(found.retriable())
 
 
+STALE_METADATA_ERRORS = frozenset(
+    {
+        "FENCED_LEADER_EPOCH",
+        "UNKNOWN_LEADER_EPOCH",
+        "NOT_LEADER_FOR_PARTITION",
+        "LEADER_NOT_AVAILABLE",
+        "UNKNOWN_TOPIC_OR_PART",
+    }
+)
+"""Errors saying the client asked a broker that no longer leads: its cached metadata is old."""
+
+
+def needs_new_metadata(error: KafkaError | None) -> bool:
+    """Whether a retry after `error` should start from fresh metadata. A long-lived admin
+    client asked for offsets again and again kept sending them with its cached, fenced leader
+    epoch (FENCED_LEADER_EPOCH for 30 s after a broker loss); a new client does not."""
+    return error is not None and error.name() in STALE_METADATA_ERRORS
+
+
 @dataclass(frozen=True)
 class Backoff:
     """Waits between attempts: doubling from `first_s`, never above `max_s`."""
@@ -105,12 +124,15 @@ def call_with_retries(
     backoff: Backoff = Backoff(),
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
+    before_retry: Callable[[KafkaError | None], None] | None = None,
 ) -> T:
     """`request(limit)`'s result, retried while it fails with a retriable Kafka error.
 
     `request` gets the time limit of its attempt: `request_timeout_s`, or less near the end of
     `timeout_s`. A non-retriable error is raised as it is; retriable failures past
     `timeout_s` raise `KafkaRetriesExhaustedError` naming `what` and the last error.
+    `before_retry(error)` runs before each new attempt, e.g. to renew a client whose cached
+    leaders are out of date (`needs_new_metadata`).
     """
     deadline = clock() + timeout_s
     attempt = 0
@@ -130,3 +152,5 @@ def call_with_retries(
                 ) from error
             log.info("%s failed (%s); retrying in %.1f s", what, kafka_error_of(error), wait)
             sleep(wait)
+            if before_retry is not None:
+                before_retry(kafka_error_of(error))

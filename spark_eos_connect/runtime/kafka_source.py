@@ -41,7 +41,7 @@ from spark_eos_connect.kafka.clients import (
     missing_acl,
     next_records,
 )
-from spark_eos_connect.kafka.retry import call_with_retries
+from spark_eos_connect.kafka.retry import call_with_retries, needs_new_metadata
 from spark_eos_connect.runtime.config_references import ConfigProviders
 from spark_eos_connect.runtime.framework_config import split_options
 
@@ -325,6 +325,11 @@ class KafkaMetadata:
         self.kafka = dict(kafka)
         self.admin = AdminClient(self.kafka)
 
+    def _renew_if_stale(self, error: KafkaError | None) -> None:
+        """A new admin client, with fresh metadata, when `error` says the cached is old."""
+        if needs_new_metadata(error):
+            self.admin = AdminClient(self.kafka)
+
     def partitions(self, config: KafkaReaderConfig) -> list[TP]:
         """Every partition of the subscribed topics that exist now.
 
@@ -379,7 +384,9 @@ class KafkaMetadata:
             return {(tp.topic, tp.partition): f.result().offset for tp, f in futures.items()}
 
         try:
-            return call_with_retries(listed, "listing offsets", self.timeout_s)
+            return call_with_retries(
+                listed, "listing offsets", self.timeout_s, before_retry=self._renew_if_stale
+            )
         except KafkaException as error:
             raise _failed(error, f"listing offsets of {sorted(tps)}") from None
 
@@ -405,7 +412,10 @@ class KafkaMetadata:
 
         try:
             listed = call_with_retries(
-                listed_offsets, f"reading offsets of consumer group {group}", self.timeout_s
+                listed_offsets,
+                f"reading offsets of consumer group {group}",
+                self.timeout_s,
+                before_retry=self._renew_if_stale,
             )
         except KafkaException as error:
             if _error_code(error) in _NO_GROUP:
@@ -435,7 +445,10 @@ class KafkaMetadata:
 
         try:
             result = call_with_retries(
-                altered, f"committing offsets to consumer group {group}", self.timeout_s
+                altered,
+                f"committing offsets to consumer group {group}",
+                self.timeout_s,
+                before_retry=self._renew_if_stale,
             )
         except KafkaException as error:
             raise self._commit_failed(group, error, str(error)) from None

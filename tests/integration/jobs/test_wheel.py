@@ -15,7 +15,7 @@ from .wheel import REPO, build, dist_recipe, fresh_venv, only_wheel
 
 pytestmark = pytest.mark.integration
 
-JOBS = ("source_to_kafka", "kafka_to_delta", "end_to_end")
+JOBS = ("source_to_kafka", "kafka_to_delta", "kafka_to_sink", "end_to_end")
 
 
 @pytest.fixture(scope="module")
