@@ -188,7 +188,8 @@ class LiveSourceTask:
         self._pending_offsets: dict[str, tuple[SourcePartition, SourceOffset]] = {}
         self._rows: tuple[list[str], list[int], list[int]] = ([], [], [])
         self._acknowledged: list[tuple[SourceRecord, RecordMetadata | None]] = []
-        self._errors: list[str] = []
+        self._errors: list[tuple[str, KafkaError]] = []
+        """Records Kafka refused in the open transaction: (topic, error), in report order."""
         self._ready_rows: list[pa.RecordBatch] = []
         self._offsets_view: OffsetsTopicView | None = None
         self._earlier: EarlierAttempt | None = None
@@ -405,7 +406,7 @@ class LiveSourceTask:
     def _delivered(self, error: KafkaError | None, message: Any) -> None:
         """Delivery report of a data record (the producer's callback)."""
         if error is not None:
-            self._errors.append(f"{message.topic()}: {error.str()}")
+            self._errors.append((message.topic(), error))
             return
         topics, partitions, offsets = self._rows
         topics.append(message.topic())
@@ -423,7 +424,7 @@ class LiveSourceTask:
 
     def _offsets_delivered(self, error: KafkaError | None, message: Any) -> None:
         if error is not None:
-            self._errors.append(f"{message.topic()}: {error.str()}")
+            self._errors.append((message.topic(), error))
 
     def _produce(self, records: list[SourceRecord]) -> None:
         """Hand `records` to the producer in the open transaction (begun if needed)."""
@@ -635,11 +636,20 @@ class LiveSourceTask:
                 f"{COMMIT_TIMEOUT_S:.0f}s; their offsets are not committed"
             )
         if self._errors:
-            errors, self._errors = self._errors, []
-            raise DeliveryFailedError(
-                f"Kafka refused {len(errors)} records of task {self.plan.task} of connector "
-                f"{self.plan.connector} (first: {errors[0]}); their offsets are not committed"
-            )
+            raise self._refused_deliveries()
+
+    def _refused_deliveries(self) -> DeliveryFailedError:
+        """The failure of a transaction some of whose records Kafka refused: the first refusal
+        names its topic and, when an ACL is missing, the operation the principal needs (later
+        errors, such as the producer's `Erroneous state`, only follow from it)."""
+        errors, self._errors = self._errors, []
+        topic, first = errors[0]
+        denied = missing_acl(first, "Write", topic, self._clients)
+        return DeliveryFailedError(
+            f"Kafka refused {len(errors)} records of task {self.plan.task} of connector "
+            f"{self.plan.connector} (first: {topic}: {first.str()}); their offsets are not "
+            "committed" + (f"; {denied}" if denied is not None else "")
+        )
 
     def _committed_now(
         self,
@@ -711,15 +721,20 @@ class LiveSourceTask:
 
     def _explained(self, error: KafkaException) -> EosConnectError:
         plan = self.plan
+        if not is_fenced(error) and self._errors:  # a refused record came first: the cause
+            return self._refused_deliveries()
         if is_fenced(error):
             return ProducerFencedError(
                 f"task {plan.task} of connector {plan.connector} was fenced by a newer producer "
                 f"with transactional id {plan.transactional_id}; its records were not "
                 f"committed ({error.args[0]})"
             )
+        # Refused with no record refused: adding the offsets topic to the transaction was
+        denied = missing_acl(error, "Write", plan.offsets_topic, self._clients)
         return DeliveryFailedError(
             f"task {plan.task} of connector {plan.connector}: the transaction failed "
             f"({error.args[0]}); nothing of it was committed"
+            + (f"; {denied} (or on the topics of its records)" if denied is not None else "")
         )
 
     def _earlier_commit(

@@ -160,7 +160,39 @@ def test_without_write_on_the_data_topic_the_task_fails_naming_the_topic(
     finally:
         query.stop()
 
-    assert f"{deployment.topic}: Broker: Topic authorization failed" in str(failed.value)
+    message = str(failed.value)
+    assert f"{deployment.topic}: Broker: Topic authorization failed" in message
+    assert f"it needs Write on Topic '{deployment.topic}'" in message
+    for topic in [deployment.topic, deployment.offsets_topic]:
+        assert committed(secured_broker, topic) == []
+
+
+def test_without_write_on_the_offsets_topic_the_task_fails_naming_it(
+    spark: Any,
+    secured_broker: LocalKafkaBroker,
+    principal_factory: Callable[[str], Principal],
+    tmp_path: Path,
+) -> None:
+    """Read but not Write on the offsets topic: the driver reads it, the task's transaction may
+    not add it, and the failure names the topic and the operation."""
+    deployment = make_deployment(secured_broker)
+    source_grants = grants(deployment.pipeline, rows_for(SOURCE))
+    granted = {
+        g
+        for g in source_grants
+        if not (g.name == deployment.offsets_topic and g.operation.upper() == "WRITE")
+    }
+    kafka = kafka_options(principal_with(secured_broker, principal_factory, granted))
+
+    query = start_source_query(spark, deployment, kafka, tmp_path)
+    try:
+        with pytest.raises(Exception) as failed:
+            query.awaitTermination(FAIL_WITHIN_S)
+            pytest.fail(f"without Write on the offsets topic the query ran on for {FAIL_WITHIN_S}s")
+    finally:
+        query.stop()
+
+    assert f"it needs Write on Topic '{deployment.offsets_topic}'" in str(failed.value)
     for topic in [deployment.topic, deployment.offsets_topic]:
         assert committed(secured_broker, topic) == []
 
