@@ -23,6 +23,7 @@ from spark_eos_connect.runtime.faults import arm_driver_group
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.jobs import (
     add_session_arguments,
+    check_kafka_login,
     job_kafka_client,
     job_session,
     kafka_for_job,
@@ -108,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = plan_job_session("end_to_end", args.master, options_dict(args.conf))
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
         source = source_options(args, bootstrap)
+        check_kafka_login(source)
         ensure_topic(admin_client(job_kafka_client(source)), args.topic, partitions=2)
         spark = job_session(plan, args.verbose)
         records = spark.readStream.format("eosconnect").options(**source).load()

@@ -22,6 +22,7 @@ from spark_eos_connect.runtime.faults import arm_driver_group
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.jobs import (
     add_common_arguments,
+    check_kafka_login,
     job_session,
     kafka_for_job,
     key_value,
@@ -132,8 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     extra = {**SESSION_CONF, **options_dict(args.conf)}
     plan = plan_job_session(f"kafka_to_delta-{args.name}", args.master, extra)
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
-        spark = job_session(plan, args.verbose)
         options = connector_options(args, bootstrap)
+        check_kafka_login(options)
+        spark = job_session(plan, args.verbose)
         sink = delta_sink(options)
         resume = starting_offsets(options, spark)
         if resume is not None:

@@ -20,6 +20,7 @@ from spark_eos_connect.runtime.faults import arm_driver_group
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.jobs import (
     add_common_arguments,
+    check_kafka_login,
     job_session,
     kafka_for_job,
     key_value,
@@ -99,8 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     arm_drain_file()  # before Spark starts: SIGTERM then stops between two micro-batches
     plan = plan_job_session(f"kafka_to_sink-{args.name}", args.master, options_dict(args.conf))
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
-        spark = job_session(plan, args.verbose)
         options = connector_options(args, bootstrap)
+        check_kafka_login(options)
+        spark = job_session(plan, args.verbose)
         query = sink_query(spark, options, args.checkpoint, args.trigger_interval)
         run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query))
         spark.stop()

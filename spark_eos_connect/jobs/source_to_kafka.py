@@ -16,6 +16,7 @@ from spark_eos_connect.runtime.faults import arm_driver_group
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.jobs import (
     add_common_arguments,
+    check_kafka_login,
     job_kafka_client,
     job_session,
     kafka_for_job,
@@ -101,7 +102,6 @@ def main(argv: list[str] | None = None) -> int:
     arm_drain_file()
     plan = plan_job_session(f"source_to_kafka-{args.name}", args.master, options_dict(args.conf))
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
-        spark = job_session(plan, args.verbose)
         kafka = {"kafka.bootstrap.servers": bootstrap, **options_dict(args.kafka, "kafka.")}
         options = {
             "name": args.name,
@@ -114,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
             **kafka,
         }
         client = job_kafka_client(options)  # a bad reference fails here, before any write
+        check_kafka_login(options)
+        spark = job_session(plan, args.verbose)
         stream = spark.readStream.format("eosconnect").options(**options).load()
         query = (
             stream.writeStream.format("eosconnect")

@@ -147,6 +147,26 @@ def job_kafka_client(options: Mapping[str, Any]) -> dict[str, str]:
     return resolved
 
 
+LOGIN_CHECK_TIMEOUT_S = 10.0
+"""How long `check_kafka_login` waits for the brokers' answer before leaving it to the query."""
+
+
+def check_kafka_login(options: Mapping[str, Any]) -> None:
+    """Before the job starts Spark: when its Kafka settings log in (SASL or SSL) and the
+    brokers refuse the credentials or the certificate, fail at once with that refusal as the
+    one error (`KafkaAuthenticationError`), not after the JVM, the session and a failed query.
+    Brokers that do not answer within `LOGIN_CHECK_TIMEOUT_S` are left to the query's own
+    waits, which name the address."""
+    from spark_eos_connect.kafka.clients import KafkaTimeoutError
+    from spark_eos_connect.kafka.security import authenticates, verify_credentials
+
+    client = job_kafka_client(options)
+    if not authenticates(client):
+        return
+    with contextlib.suppress(KafkaTimeoutError):
+        verify_credentials(client, LOGIN_CHECK_TIMEOUT_S)
+
+
 def stop_on_sigterm(query: Any) -> threading.Event:
     """Stop `query` gracefully on SIGTERM/SIGINT; the event is set when a signal arrived."""
     stopped = threading.Event()
