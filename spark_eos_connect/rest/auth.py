@@ -86,7 +86,8 @@ def load_credentials(path: str | Path) -> BasicAuth:
 
 
 def parse_authorization(header: str | None) -> tuple[str, str] | None:
-    """(user, password) of a ``Basic`` header, or None when absent or malformed."""
+    """(user, password) of a ``Basic`` header, or None when absent or malformed (also when the
+    credentials hold characters outside base64's alphabet, such as ``Basic é``)."""
     if not header:
         return None
     scheme, _, encoded = header.strip().partition(" ")
@@ -94,7 +95,7 @@ def parse_authorization(header: str | None) -> tuple[str, str] | None:
         return None
     try:
         decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
+    except (binascii.Error, ValueError):  # ValueError: non-ASCII text, UnicodeDecodeError
         return None
     user, colon, password = decoded.partition(":")
     return (user, password) if colon and user else None

@@ -102,6 +102,9 @@ def test_load_credentials_names_a_missing_file_not_its_contents(tmp_path: Path) 
         ("Basic " + base64.b64encode(b"alice").decode(), None),
         ("Basic not-base64!", None),
         ("Basic " + base64.b64encode(b"\xff:pw").decode(), None),
+        ("Basic \u00e9", None),
+        ("Basic \u00c3\u00a9", None),  # "é" in UTF-8 as the server reads it (Latin-1)
+        ("Basic \u2713", None),
         ("Bearer abc", None),
         ("Basic", None),
         ("", None),
@@ -144,12 +147,14 @@ def guarded() -> TestClient:
 
 
 @pytest.mark.parametrize("path", ["/", "/openapi.json", "/docs", "/nowhere"])
-@pytest.mark.parametrize("header", [None, basic("alice", "wrong"), "Basic ???"])
+@pytest.mark.parametrize(
+    "header", [None, basic("alice", "wrong"), "Basic ???", "Basic \u00e9".encode(), b"\xff\xfe"]
+)
 def test_every_path_answers_401_without_valid_credentials(
-    guarded: TestClient, path: str, header: str | None
+    guarded: TestClient, path: str, header: str | bytes | None
 ) -> None:
-    headers = {"Authorization": header} if header else {}
-    response = guarded.get(path, headers=headers)
+    value = header.encode() if isinstance(header, str) else header
+    response = guarded.get(path, headers=[(b"authorization", value)] if value else [])
     assert response.status_code == 401
     assert response.json() == {"error_code": 401, "message": UNAUTHORIZED_MESSAGE}
     assert response.headers["www-authenticate"] == f'Basic realm="{REALM}", charset="UTF-8"'
