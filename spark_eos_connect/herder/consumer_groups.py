@@ -32,6 +32,20 @@ def _code(exc: BaseException) -> Any:
     return error.code() if hasattr(error, "code") else None
 
 
+def _refuse_unknown_partitions(connector: str, refused: list[KafkaTopicPartition]) -> None:
+    """`BadRequestError` naming the partitions the broker does not know (a client mistake)."""
+    unknown = [
+        f"{tp.topic}-{tp.partition}"
+        for tp in refused
+        if tp.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART
+    ]
+    if unknown:
+        raise BadRequestError(
+            f"The offsets of sink connector {connector} cannot be altered: these topic "
+            f"partitions do not exist: {', '.join(unknown)}"
+        )
+
+
 class ConsumerGroups:
     """Admin operations on consumer groups of the cluster reached through `kafka`."""
 
@@ -105,6 +119,7 @@ class ConsumerGroups:
         denied = self._commit_denied(group, refused[0].topic, refused[0].error) if refused else None
         if denied is not None:
             raise denied
+        _refuse_unknown_partitions(connector, refused)
         failed = [f"{tp.topic}-{tp.partition}: {tp.error}" for tp in refused]
         if failed:
             raise HerderError(

@@ -26,6 +26,12 @@ KAFKA_TOPIC = "kafka_topic"
 KAFKA_PARTITION = "kafka_partition"
 KAFKA_OFFSET = "kafka_offset"
 _SHAPE = '{"offsets":[{"partition":{...},"offset":{...}}]}'
+MAX_PARTITION = 2**31 - 1
+"""Kafka partition numbers are Java ints (int32)."""
+MAX_OFFSET = 2**63 - 1
+"""Kafka offsets are Java longs (int64)."""
+MAX_TOPIC_LENGTH = 249
+_TOPIC_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 
 SourceOffsets = list[tuple[dict[str, Any], dict[str, Any] | None]]
 SinkOffsets = dict[TopicPartition, int | None]
@@ -75,7 +81,8 @@ def parse_source_offsets(body: object) -> SourceOffsets:
     return list(parsed.values())
 
 
-def _number(value: object, what: str, index: int) -> int:
+def _number(value: object, what: str, index: int, maximum: int, kind: str) -> int:
+    """A non-negative integer (or numeric string) of at most `maximum` (`kind` names the type)."""
     if isinstance(value, str):
         try:
             value = int(value.strip(), 10)
@@ -86,6 +93,26 @@ def _number(value: object, what: str, index: int) -> int:
     assert isinstance(value, int)
     if value < 0:
         raise BadRequestError(f"offsets[{index}]: {what} must not be negative, got {value}")
+    if value > maximum:
+        raise BadRequestError(
+            f"offsets[{index}]: {what} must be at most {maximum} (a Kafka {kind}), got {value}"
+        )
+    return value
+
+
+def _topic(value: object, index: int) -> str:
+    """A name Kafka allows for a topic: 1 to 249 of ``[a-zA-Z0-9._-]``, not ``.`` or ``..``."""
+    if not isinstance(value, str) or not value:
+        raise BadRequestError(
+            f"offsets[{index}]: '{KAFKA_TOPIC}' must be a non-empty string, got {value!r}"
+        )
+    legal = len(value) <= MAX_TOPIC_LENGTH and value not in (".", "..")
+    if not legal or not _TOPIC_CHARACTERS.issuperset(value):
+        shown = value if len(value) <= 60 else value[:60] + "..."
+        raise BadRequestError(
+            f"offsets[{index}]: '{KAFKA_TOPIC}' {shown!r} is not a Kafka topic name (1 to "
+            f"{MAX_TOPIC_LENGTH} ASCII letters, digits, '.', '_' or '-'; not '.' or '..')"
+        )
     return value
 
 
@@ -103,12 +130,10 @@ def parse_sink_offsets(body: object) -> SinkOffsets:
                 f"offsets[{index}]: a sink connector's partition must contain the keys "
                 f"'{KAFKA_TOPIC}' and '{KAFKA_PARTITION}', got {sorted(partition)}"
             )
-        topic = partition[KAFKA_TOPIC]
-        if not isinstance(topic, str) or not topic:
-            raise BadRequestError(
-                f"offsets[{index}]: '{KAFKA_TOPIC}' must be a non-empty string, got {topic!r}"
-            )
-        number = _number(partition[KAFKA_PARTITION], f"'{KAFKA_PARTITION}'", index)
+        topic = _topic(partition[KAFKA_TOPIC], index)
+        number = _number(
+            partition[KAFKA_PARTITION], f"'{KAFKA_PARTITION}'", index, MAX_PARTITION, "int32"
+        )
         tp = TopicPartition(topic, number)
         if offset is None:
             parsed[tp] = None
@@ -118,7 +143,7 @@ def parse_sink_offsets(body: object) -> SinkOffsets:
                 f"offsets[{index}]: a sink connector's offset must be null or an object with the "
                 f"key '{KAFKA_OFFSET}'"
             )
-        parsed[tp] = _number(offset[KAFKA_OFFSET], f"'{KAFKA_OFFSET}'", index)
+        parsed[tp] = _number(offset[KAFKA_OFFSET], f"'{KAFKA_OFFSET}'", index, MAX_OFFSET, "int64")
     return parsed
 
 

@@ -117,6 +117,12 @@ def test_sink_offsets_cannot_change_while_the_group_has_members(
         ({"kafka_topic": "t", "kafka_partition": 0}, {"offset": 1}, "'kafka_offset'"),
         ({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": -3}, "negative"),
         ({"kafka_topic": "t", "kafka_partition": 0}, None, "not supported"),
+        ({"kafka_topic": "t", "kafka_partition": 2147483648}, {"kafka_offset": 1}, "int32"),
+        ({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": 2**63}, "int64"),
+        ({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": str(2**70)}, "int64"),
+        ({"kafka_topic": "a b", "kafka_partition": 0}, {"kafka_offset": 1}, "topic name"),
+        ({"kafka_topic": "{topic}", "kafka_partition": 7}, {"kafka_offset": 1}, "-7"),
+        ({"kafka_topic": "no-such-topic-27", "kafka_partition": 0}, {"kafka_offset": 1}, "exist"),
     ],
 )
 def test_malformed_sink_offsets_are_400(
@@ -128,9 +134,10 @@ def test_malformed_sink_offsets_are_400(
 ) -> None:
     name, topic = sink
     client.put(f"/connectors/{name}/stop")
+    partition = {key: str(value).format(topic=topic) for key, value in partition.items()}
     body = {"offsets": [{"partition": partition, "offset": offset}]}
     response = client.patch(f"/connectors/{name}/offsets", json=body)
-    assert response.status_code == 400
+    assert response.status_code == 400, response.text
     assert fragment in response.json()["message"]
     assert client.get(f"/connectors/{name}/offsets").json() == _offsets(topic, (0, 5), (1, 8))
 

@@ -90,11 +90,32 @@ def test_sink_offsets_accept_numeric_strings_and_nulls() -> None:
         ({"kafka_topic": "t", "kafka_partition": -1}, {"kafka_offset": 1}, "must not be negative"),
         ({"kafka_topic": "t", "kafka_partition": 0}, {"offset": 1}, "null or an object"),
         ({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": "x"}, "must be an integer"),
+        ({"kafka_topic": "t", "kafka_partition": 2**31}, {"kafka_offset": 1}, "at most 2147483647"),
+        ({"kafka_topic": "t", "kafka_partition": "2147483648"}, None, "int32"),
+        ({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": 2**63}, "int64"),
+        ({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": str(2**64)}, "at most"),
+        ({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": "9" * 5000}, "an integer"),
+        ({"kafka_topic": "a/b", "kafka_partition": 0}, None, "not a Kafka topic name"),
+        ({"kafka_topic": "..", "kafka_partition": 0}, None, "not a Kafka topic name"),
+        ({"kafka_topic": "t" * 250, "kafka_partition": 0}, None, "not a Kafka topic name"),
+        ({"kafka_topic": "\u2713", "kafka_partition": 0}, None, "not a Kafka topic name"),
     ],
 )
 def test_malformed_sink_offsets_name_the_problem(partition: Any, offset: Any, message: str) -> None:
     with pytest.raises(BadRequestError, match=message):
         parse_sink_offsets({"offsets": [{"partition": partition, "offset": offset}]})
+
+
+def test_sink_offsets_take_the_largest_kafka_numbers() -> None:
+    body = {
+        "offsets": [
+            {
+                "partition": {"kafka_topic": "t" * 249, "kafka_partition": 2**31 - 1},
+                "offset": {"kafka_offset": str(2**63 - 1)},
+            }
+        ]
+    }
+    assert parse_sink_offsets(body) == {TopicPartition("t" * 249, 2**31 - 1): 2**63 - 1}
 
 
 def test_bodies_are_sorted_and_in_connects_shape() -> None:
