@@ -111,6 +111,7 @@ def _herder(args: argparse.Namespace) -> Herder:
         offsets_topic=args.offsets_topic,
         status_topic=args.status_topic,
         exactly_once=args.exactly_once_source_support.lower() == "enabled",
+        plugin_packages=tuple(args.plugin_packages),
     )
     return Herder(kafka, settings, timeout_s=args.timeout).start()
 
@@ -241,6 +242,15 @@ def _add_cluster_options(parser: argparse.ArgumentParser) -> None:
         choices=["enabled", "preparing", "disabled"],
         help="exactly.once.source.support: with 'enabled', altering source offsets fences the "
         "connector's task producers and writes in a transaction (default: %(default)s)",
+    )
+    group.add_argument(
+        "--plugin-packages",
+        action="append",
+        default=[],
+        metavar="PACKAGES",
+        help="plugin.packages: Python packages (comma-separated, repeatable) whose connector "
+        "classes may be named by dotted path; the shipped connectors are always available and "
+        "no other module is imported for a connector.class (default: none)",
     )
     group.add_argument(
         "-X",

@@ -2,7 +2,10 @@
 
 Like Connect, a shipped connector answers to its class name, to that name without the `Connector`
 suffix, and (for the file connectors) to Connect's own Java class names so existing configurations
-keep working. Modules are imported only when a name is resolved.
+keep working. Modules are imported only when a name is resolved. Names that arrive in requests
+(the REST API, the admin commands) go through `resolve_plugin_class`, which resolves only shipped
+connectors and classes in the packages an operator listed (`plugin.packages`, the part Connect's
+`plugin.path` plays): no other module is ever imported for a request.
 """
 
 from __future__ import annotations
@@ -10,15 +13,26 @@ from __future__ import annotations
 import difflib
 import importlib
 import inspect
+import keyword
+from collections.abc import Sequence
 
 from spark_eos_connect.api.connector import Connector
 from spark_eos_connect.api.sink import SinkConnector
 from spark_eos_connect.api.source import SourceConnector
 from spark_eos_connect.errors import ConfigError, ConnectorNotFoundError
 
-__all__ = ["connector_type", "known_connectors", "resolve_connector_class"]
+__all__ = [
+    "PLUGIN_PACKAGES",
+    "connector_type",
+    "is_dotted_path",
+    "known_connectors",
+    "resolve_connector_class",
+    "resolve_plugin_class",
+]
 
 _PACKAGE = "spark_eos_connect.connectors"
+PLUGIN_PACKAGES = "plugin.packages"
+"""The option listing the packages whose connector classes requests may name."""
 
 # Short name -> dotted path of each shipped connector.
 _SHIPPED: dict[str, str] = {
@@ -63,6 +77,60 @@ def _not_found(name: str, detail: str = "") -> ConnectorNotFoundError:
     )
 
 
+def is_dotted_path(path: str) -> bool:
+    """Whether `path` is a dotted Python path: identifiers (no keyword) joined by dots."""
+    return all(part.isidentifier() and not keyword.iskeyword(part) for part in path.split("."))
+
+
+def _import(name: str, module_name: str) -> object:
+    """The module `module_name` names; any failure is a `ConnectorNotFoundError` naming it."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if module_name == missing or module_name.startswith(missing + "."):
+            raise _not_found(name, f" (no module named {missing!r})") from exc
+        raise ConnectorNotFoundError(
+            f"Connector class {name!r}: importing {module_name} failed: {exc}"
+        ) from exc
+    except Exception as exc:  # a plugin module raising anything while it loads
+        raise ConnectorNotFoundError(
+            f"Connector class {name!r}: importing {module_name} failed: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def in_packages(module_name: str, packages: Sequence[str]) -> bool:
+    """Whether module `module_name` is one of `packages` or inside one of them."""
+    return any(module_name == p or module_name.startswith(p + ".") for p in packages)
+
+
+def _not_allowed(name: str, module_name: str, packages: Sequence[str]) -> ConnectorNotFoundError:
+    top = module_name.split(".")[0]
+    return ConnectorNotFoundError(
+        f"Connector class {name!r} not found: only the known connectors "
+        f"({', '.join(_SHIPPED)}) and classes in the packages {PLUGIN_PACKAGES} lists "
+        f"({', '.join(packages) or 'none'}) can be used; to use it, add its package (e.g. "
+        f"{top}) to {PLUGIN_PACKAGES}"
+    )
+
+
+def resolve_plugin_class(name: str, packages: Sequence[str]) -> type[Connector]:
+    """`resolve_connector_class` for a name from a request: a shipped connector (short name,
+    alias or path), or a class whose module is in one of `packages` (``plugin.packages``).
+
+    Any other name is a `ConnectorNotFoundError` before anything is imported.
+    """
+    stripped = name.strip() if isinstance(name, str) else ""
+    path = _ALIASES.get(stripped)
+    if path is None and stripped:
+        module_name = stripped.rpartition(".")[0]
+        if not module_name or not is_dotted_path(stripped):
+            raise _not_found(stripped)
+        if not in_packages(module_name, packages):
+            raise _not_allowed(stripped, module_name, packages)
+    return resolve_connector_class(path or stripped)
+
+
 def resolve_connector_class(name: str) -> type[Connector]:
     """The `Connector` subclass named by `name` (short name, alias or dotted path).
 
@@ -76,21 +144,9 @@ def resolve_connector_class(name: str) -> type[Connector]:
         )
     path = _ALIASES.get(stripped, stripped)
     module_name, _, attr = path.rpartition(".")
-    if not module_name or not attr:
+    if not module_name or not is_dotted_path(path):
         raise _not_found(stripped)
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        missing = exc.name or ""
-        if module_name == missing or module_name.startswith(missing + "."):
-            raise _not_found(stripped, f" (no module named {missing!r})") from exc
-        raise ConnectorNotFoundError(
-            f"Connector class {stripped!r}: importing {module_name} failed: {exc}"
-        ) from exc
-    except ImportError as exc:
-        raise ConnectorNotFoundError(
-            f"Connector class {stripped!r}: importing {module_name} failed: {exc}"
-        ) from exc
+    module = _import(stripped, module_name)
     found = getattr(module, attr, None)
     if found is None:
         raise _not_found(stripped, f" (module {module_name} has no attribute {attr!r})")

@@ -76,12 +76,20 @@ class WorkerSettings:
     worker_id: str = field(default_factory=lambda: socket.gethostname() + HERDER_WORKER_SUFFIX)
     topics: InternalTopicSettings = field(default_factory=InternalTopicSettings)
     """How the internal topics are created (Connect's `*.storage.*` options)."""
+    plugin_packages: tuple[str, ...] = ()
+    """``plugin.packages``: packages whose connector classes requests may name (besides the
+    shipped connectors); nothing else is imported."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "plugin_packages", plugins.plugin_packages(self.plugin_packages))
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> WorkerSettings:
-        """Parse ``group.id``, ``config.storage.topic`` ... (others are ignored)."""
+        """Parse ``group.id``, ``config.storage.topic`` ..., ``plugin.packages`` (others are
+        ignored)."""
         given = {k: v for k, v in options.items() if k in WORKER_CONFIG}
         values = WORKER_CONFIG.parse(given)
+        own = plugins.PLUGIN_CONFIG.parse(options)
         return cls(
             group_id=values["group.id"],
             config_topic=values["config.storage.topic"],
@@ -90,6 +98,7 @@ class WorkerSettings:
             offsets_partitions=values["offset.storage.partitions"],
             exactly_once=values["exactly.once.source.support"].lower() == "enabled",
             topics=InternalTopicSettings.from_values(values, given),
+            plugin_packages=tuple(own[plugins.PLUGIN_PACKAGES]),
         )
 
 
@@ -158,6 +167,7 @@ class Herder:
             self.settings.topics.offsets_replication,
         )
         self.groups = ConsumerGroups(self.kafka, timeout_s)
+        self.plugins = plugins.Plugins(self.settings.plugin_packages)
         self._leader: ConfigLeader | None = None
         self._lock = threading.RLock()
         self._cluster_id: str | None = None
@@ -232,21 +242,21 @@ class Herder:
             snapshot = self._snapshot()
             config = self._config(snapshot, name)
             tasks = len(snapshot.task_configs(name))
-            shown = masked(config, plugins.definitions(config))
-            return entities.connector_info(name, shown, tasks, plugins.kind_of(config))
+            shown = masked(config, self.plugins.definitions(config))
+            return entities.connector_info(name, shown, tasks, self.plugins.kind_of(config))
 
     def config(self, name: str) -> dict[str, str | None]:
         """The connector's config as stored, secrets shown as `[hidden]` (DESIGN §7)."""
         with self._lock:
             config = self._config(self._snapshot(), name)
-            return masked(config, plugins.definitions(config))
+            return masked(config, self.plugins.definitions(config))
 
     def task_configs(self, name: str) -> list[dict[str, Any]]:
         """``[TaskInfo]`` of the latest committed task configs (none for a stopped connector)."""
         with self._lock:
             snapshot = self._snapshot()
             config = self._config(snapshot, name)
-            definitions = plugins.definitions(config)
+            definitions = self.plugins.definitions(config)
             shown = [masked(task, definitions) for task in snapshot.task_configs(name)]
             return entities.task_infos(name, shown)
 
@@ -259,7 +269,7 @@ class Herder:
             stopped = snapshot.target_state(name) is TargetState.STOPPED
             tasks = {} if stopped else statuses.task_statuses(name)
             connector = statuses.connector_status(name)
-            return entities.connector_state(name, connector, tasks, plugins.kind_of(config))
+            return entities.connector_state(name, connector, tasks, self.plugins.kind_of(config))
 
     def task_status(self, name: str, task: int) -> dict[str, Any]:
         """One task's state; 404 for an unknown task or any task of a stopped connector."""
@@ -356,7 +366,7 @@ class Herder:
                 f"URL ({name})"
             )
         props["name"] = name
-        plugins.check_config(props)
+        self.plugins.check_config(props)
         return props
 
     def _refuse_if_owned(self, name: str) -> None:
@@ -367,7 +377,9 @@ class Herder:
             raise ConflictError(owned_config_message(name, owner))
 
     def _log_config(self, name: str, props: Mapping[str, str | None]) -> None:
-        log.info("Connector %s configured: %s", name, masked(props, plugins.definitions(props)))
+        log.info(
+            "Connector %s configured: %s", name, masked(props, self.plugins.definitions(props))
+        )
 
     def delete(self, name: str) -> None:
         """``DELETE /connectors/{name}``: tombstones for its config, target state and statuses."""
@@ -455,7 +467,7 @@ class Herder:
             self.settings.exactly_once
             and (snapshot.committed_task_count(name) or 0) > 0
             and snapshot.pending_fencing(name)
-            and plugins.kind_of(config) == "source"
+            and self.plugins.kind_of(config) == "source"
         ):
             raise ConflictError(
                 f"Cannot restart connector {name} now: its newest task configurations are not "
@@ -479,7 +491,7 @@ class Herder:
                 name,
                 statuses.connector_status(name),
                 tasks,
-                plugins.kind_of(config),
+                self.plugins.kind_of(config),
                 include_tasks,
                 only_failed,
             )
@@ -508,7 +520,7 @@ class Herder:
         """``GET .../offsets``: source offsets from the offsets topics, or the sink's group's."""
         with self._lock:
             config = self._config(self._snapshot(), name)
-            if plugins.kind_of(config) == "sink":
+            if self.plugins.kind_of(config) == "sink":
                 return sink_offsets_body(self.groups.committed(sink_group_id(name)))
             return source_offsets_body(self.source_offsets.read(name, self._offset_topics(config)))
 
@@ -528,7 +540,7 @@ class Herder:
         """``PATCH .../offsets``: only the partitions named change; the connector's hook first."""
         with self._lock:
             snapshot, config = self._modifiable(name)
-            connector = plugins.load_connector(config)
+            connector = self.plugins.load(config)
             if isinstance(connector, SinkConnector):
                 sink = parse_sink_offsets(body)
                 resets = sorted(f"{tp.topic}-{tp.partition}" for tp, o in sink.items() if o is None)
@@ -556,7 +568,7 @@ class Herder:
         """``DELETE .../offsets``: tombstone every known partition (verified), or drop the group."""
         with self._lock:
             snapshot, config = self._modifiable(name)
-            connector = plugins.load_connector(config)
+            connector = self.plugins.load(config)
             if isinstance(connector, SinkConnector):
                 group = sink_group_id(name)
                 self.groups.require_inactive(name, group, "reset")
@@ -619,7 +631,7 @@ class Herder:
 
     def validate(self, plugin: str, config: object) -> dict[str, Any]:
         """``PUT /connector-plugins/{plugin}/config/validate``: Connect's ConfigInfos."""
-        return plugins.validate_config(plugin, _config_strings(config))
+        return self.plugins.validate(plugin, _config_strings(config))
 
 
 def _complete(offsets: Mapping[TopicPartition, int | None]) -> dict[TopicPartition, int]:

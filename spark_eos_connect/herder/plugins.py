@@ -1,20 +1,29 @@
-"""Connector classes for the herder: resolution, config validation and Connect's plugin shapes."""
+"""Connector classes for the herder: resolution, config validation and Connect's plugin shapes.
+
+Every class name here comes from a request or the config topic, so `Plugins` resolves only the
+shipped connectors and classes in the packages of ``plugin.packages``
+(`registry.resolve_plugin_class`); nothing else is imported.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from spark_eos_connect.api.config import ConfigDef, ConfigKey, ConfigValueReport
+from spark_eos_connect.api.config import ConfigDef, ConfigKey, ConfigType, ConfigValueReport
 from spark_eos_connect.api.connector import Connector
 from spark_eos_connect.connectors.registry import (
+    PLUGIN_PACKAGES,
     connector_type,
+    is_dotted_path,
     known_connectors,
     resolve_connector_class,
+    resolve_plugin_class,
 )
-from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.herder.errors import BadRequestError
 from spark_eos_connect.runtime.framework_config import CONNECTOR_FRAMEWORK_CONFIG
 
@@ -23,47 +32,39 @@ log = logging.getLogger(__name__)
 CONNECTOR_CLASS = "connector.class"
 COMMON_GROUP = "Common"
 
+PLUGIN_CONFIG = ConfigDef().define(
+    PLUGIN_PACKAGES,
+    ConfigType.LIST,
+    "",
+    None,
+    "medium",
+    "Python packages (comma-separated, e.g. `mycompany.connectors`) whose connector classes "
+    "`eosconnect rest` and the admin commands may load by dotted path, as Connect loads only "
+    "the plugins found on its `plugin.path`; the shipped connectors are always available. A "
+    "`connector.class` outside them is refused with 400 and its module is never imported. "
+    "Command line: `--plugin-packages`.",
+)
+"""The herder's own option (the REST API and the admin commands)."""
+
+
+def plugin_packages(value: str | Iterable[str]) -> tuple[str, ...]:
+    """The packages of a ``plugin.packages`` value (comma-separated strings, or a list of them);
+    `ConfigError` naming the option for anything that is not a dotted Python path."""
+    given = [value] if isinstance(value, str) else list(value)
+    items = [part.strip() for item in given for part in item.split(",")]
+    packages = tuple(dict.fromkeys(item for item in items if item))
+    bad = [package for package in packages if not is_dotted_path(package)]
+    if bad:
+        raise ConfigError(
+            f"{PLUGIN_PACKAGES} must list Python packages (dotted names such as "
+            f"mycompany.connectors), got {', '.join(repr(b) for b in bad)}"
+        )
+    return packages
+
 
 def class_path(cls: type) -> str:
     """``package.module.Class`` of `cls`."""
     return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def load_connector(props: Mapping[str, Any]) -> Connector:
-    """A new instance of the config's ``connector.class``; `BadRequestError` if it cannot be had.
-
-    An unknown name's message lists the known connectors.
-    """
-    name = props.get(CONNECTOR_CLASS)
-    if not isinstance(name, str) or not name.strip():
-        known = ", ".join(known_connectors())
-        raise BadRequestError(
-            f"Missing required configuration {CONNECTOR_CLASS}: a dotted Python path "
-            f"(package.module.Class) or one of the known connectors: {known}"
-        )
-    try:
-        return resolve_connector_class(name)()
-    except EosConnectError as exc:
-        raise BadRequestError(str(exc)) from exc
-
-
-def kind_of(props: Mapping[str, Any]) -> str:
-    """``source`` or ``sink``: from the class if it resolves, else sinks are those with topics."""
-    try:
-        kind = connector_type(type(load_connector(props)))
-    except BadRequestError:
-        kind = "unknown"
-    if kind == "unknown":
-        return "sink" if ("topics" in props or "topics.regex" in props) else "source"
-    return kind
-
-
-def definitions(props: Mapping[str, Any]) -> list[ConfigDef]:
-    """The framework's and (if the class resolves) the connector's option definitions."""
-    result = [CONNECTOR_FRAMEWORK_CONFIG]
-    with contextlib.suppress(BadRequestError, NotImplementedError):
-        result.append(load_connector(props).config_def())
-    return result
 
 
 def _reports(
@@ -83,20 +84,6 @@ def _reports(
     return entries, errors
 
 
-def check_config(props: Mapping[str, Any]) -> Connector:
-    """Validate a connector config as PUT/POST do; `BadRequestError` listing every problem."""
-    connector = load_connector(props)
-    entries, count = _reports(connector, props)
-    if count:
-        problems = [f"  - {e}" for _, report, _ in entries for e in report.errors]
-        raise BadRequestError(
-            f"Connector configuration is invalid and contains the following {count} error(s):\n"
-            + "\n".join(problems)
-            + "\nThe same list is available from PUT /connector-plugins/{plugin}/config/validate"
-        )
-    return connector
-
-
 def _definition(key: ConfigKey, group: str) -> dict[str, Any]:
     default = None if key.required else ConfigValueReport(key.name, key.default).to_dict()["value"]
     return {
@@ -114,30 +101,90 @@ def _definition(key: ConfigKey, group: str) -> dict[str, Any]:
     }
 
 
-def validate_config(plugin: str, props: Mapping[str, Any]) -> dict[str, Any]:
-    """Connect's ``ConfigInfos`` for `props` checked against plugin `plugin` (a class or alias)."""
-    given = props.get(CONNECTOR_CLASS)
-    connector = load_connector({CONNECTOR_CLASS: plugin})
-    if given is not None and given != plugin:
-        other = load_connector(props)
-        if type(other) is not type(connector):
+@dataclass(frozen=True)
+class Plugins:
+    """The connector classes the herder may use: the shipped ones and those in `packages`."""
+
+    packages: tuple[str, ...] = ()
+    """``plugin.packages``: packages whose classes may be named by dotted path."""
+
+    def load(self, props: Mapping[str, Any]) -> Connector:
+        """A new instance of the config's ``connector.class``; `BadRequestError` if it cannot be
+        had (an unknown name's message lists the known connectors and ``plugin.packages``)."""
+        name = props.get(CONNECTOR_CLASS)
+        if not isinstance(name, str) or not name.strip():
+            known = ", ".join(known_connectors())
             raise BadRequestError(
-                f"Included connector type {given} does not match request type {plugin}"
+                f"Missing required configuration {CONNECTOR_CLASS}: one of the known connectors "
+                f"({known}) or a dotted path package.module.Class in a package of "
+                f"{PLUGIN_PACKAGES}"
             )
-    entries, count = _reports(connector, {**props, CONNECTOR_CLASS: given or plugin})
-    groups: list[str] = []
-    for _, _, group in entries:
-        if group and group not in groups:
-            groups.append(group)
-    return {
-        "name": class_path(type(connector)),
-        "error_count": count,
-        "groups": groups,
-        "configs": [
-            {"definition": _definition(key, group), "value": report.to_dict()}
-            for key, report, group in entries
-        ],
-    }
+        try:
+            cls = resolve_plugin_class(name, self.packages)
+        except EosConnectError as exc:
+            raise BadRequestError(str(exc)) from exc
+        try:
+            return cls()
+        except Exception as exc:  # a plugin whose constructor fails
+            raise BadRequestError(
+                f"Connector class {name.strip()!r} cannot be instantiated: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+
+    def kind_of(self, props: Mapping[str, Any]) -> str:
+        """``source`` or ``sink``: from the class if it resolves, else sinks have topics."""
+        try:
+            kind = connector_type(type(self.load(props)))
+        except BadRequestError:
+            kind = "unknown"
+        if kind == "unknown":
+            return "sink" if ("topics" in props or "topics.regex" in props) else "source"
+        return kind
+
+    def definitions(self, props: Mapping[str, Any]) -> list[ConfigDef]:
+        """The framework's and (if the class resolves) the connector's option definitions."""
+        result = [CONNECTOR_FRAMEWORK_CONFIG]
+        with contextlib.suppress(BadRequestError, NotImplementedError):
+            result.append(self.load(props).config_def())
+        return result
+
+    def check_config(self, props: Mapping[str, Any]) -> Connector:
+        """Validate a connector config as PUT/POST do; `BadRequestError` listing every problem."""
+        connector = self.load(props)
+        entries, count = _reports(connector, props)
+        if count:
+            problems = [f"  - {e}" for _, report, _ in entries for e in report.errors]
+            raise BadRequestError(
+                f"Connector configuration is invalid and contains the following {count} "
+                "error(s):\n" + "\n".join(problems) + "\nThe same list is available from PUT "
+                "/connector-plugins/{plugin}/config/validate"
+            )
+        return connector
+
+    def validate(self, plugin: str, props: Mapping[str, Any]) -> dict[str, Any]:
+        """Connect's ``ConfigInfos`` for `props` checked against `plugin` (a class or alias)."""
+        given = props.get(CONNECTOR_CLASS)
+        connector = self.load({CONNECTOR_CLASS: plugin})
+        if given is not None and given != plugin:
+            other = self.load(props)
+            if type(other) is not type(connector):
+                raise BadRequestError(
+                    f"Included connector type {given} does not match request type {plugin}"
+                )
+        entries, count = _reports(connector, {**props, CONNECTOR_CLASS: given or plugin})
+        groups: list[str] = []
+        for _, _, group in entries:
+            if group and group not in groups:
+                groups.append(group)
+        return {
+            "name": class_path(type(connector)),
+            "error_count": count,
+            "groups": groups,
+            "configs": [
+                {"definition": _definition(key, group), "value": report.to_dict()}
+                for key, report, group in entries
+            ],
+        }
 
 
 def connector_plugins() -> list[dict[str, str]]:

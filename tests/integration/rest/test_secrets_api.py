@@ -4,6 +4,7 @@ broker)."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -13,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from spark_eos_connect.api.config import HIDDEN, ConfigDef, ConfigType
 from spark_eos_connect.connectors.file_stream import SOURCE_CONFIG_DEF, FileStreamSourceConnector
-from spark_eos_connect.herder import Herder
+from spark_eos_connect.herder import Herder, WorkerSettings
 from spark_eos_connect.herder.secrets import SECRET_NAMES
 
 pytestmark = pytest.mark.integration
@@ -29,6 +30,12 @@ class VaultSourceConnector(FileStreamSourceConnector):
     def config_def(self) -> ConfigDef:
         own = ConfigDef().define("vault.token", ConfigType.PASSWORD, None)
         return SOURCE_CONFIG_DEF.merge(own)
+
+
+@pytest.fixture
+def settings(settings: WorkerSettings) -> WorkerSettings:
+    """The herder may load the vault connector (plugin.packages)."""
+    return dataclasses.replace(settings, plugin_packages=(VAULT_MODULE,))
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
@@ -12,7 +13,7 @@ from fastapi.testclient import TestClient
 from spark_eos_connect.api.config import ConfigDef, ConfigType
 from spark_eos_connect.api.source import SourceConnector, SourceRecord, SourceTask
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.herder import Herder
+from spark_eos_connect.herder import Herder, WorkerSettings
 from spark_eos_connect.herder.entities import modified_message
 from spark_eos_connect.kafka.producers import idempotent_producer, transactional_producer
 from spark_eos_connect.protocol.murmur2 import default_partition
@@ -69,6 +70,12 @@ class RecordingSource(SourceConnector):
 
 
 RECORDING = f"{__name__}.RecordingSource"
+
+
+@pytest.fixture
+def settings(settings: WorkerSettings) -> WorkerSettings:
+    """The herder may load this module's connector (plugin.packages)."""
+    return dataclasses.replace(settings, plugin_packages=(__name__,))
 
 
 @pytest.fixture(autouse=True)

@@ -8,10 +8,11 @@ from spark_eos_connect.api.config import HIDDEN, ConfigDef, ConfigType
 from spark_eos_connect.herder import BadRequestError, WorkerSettings
 from spark_eos_connect.herder.core import _config_strings
 from spark_eos_connect.herder.entities import modified_message, restart_plan, state_entry
-from spark_eos_connect.herder.plugins import check_config, kind_of, load_connector, validate_config
+from spark_eos_connect.herder.plugins import Plugins
 from spark_eos_connect.herder.secrets import is_secret, masked
 from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
 
+SHIPPED = Plugins()
 RUNNING = StatusRecord(StatusState.RUNNING, "w1", 1)
 FAILED = StatusRecord(StatusState.FAILED, "w2", 1, "Traceback ...")
 
@@ -91,26 +92,26 @@ def test_config_values_become_strings() -> None:
 
 def test_unknown_connector_class_lists_the_known_ones() -> None:
     with pytest.raises(BadRequestError, match=r"FileStreamSource.*Generator"):
-        load_connector({"connector.class": "com.example.Missing"})
+        SHIPPED.load({"connector.class": "com.example.Missing"})
     with pytest.raises(BadRequestError, match=r"connector.class"):
-        load_connector({})
+        SHIPPED.load({})
 
 
 def test_check_config_reports_every_error() -> None:
     with pytest.raises(BadRequestError, match=r"3 error\(s\)") as raised:
-        check_config({"connector.class": "FileStreamSource", "name": "n", "tasks.max": "0"})
+        SHIPPED.check_config({"connector.class": "FileStreamSource", "name": "n", "tasks.max": "0"})
     for name in ("file", "topic", "tasks.max"):
         assert name in str(raised.value)
 
 
 def test_kind_falls_back_on_topics_for_classes_that_do_not_resolve() -> None:
-    assert kind_of({"connector.class": "FileStreamSink"}) == "sink"
-    assert kind_of({"connector.class": "io.confluent.Jdbc", "topics": "a"}) == "sink"
-    assert kind_of({"connector.class": "io.confluent.Jdbc"}) == "source"
+    assert SHIPPED.kind_of({"connector.class": "FileStreamSink"}) == "sink"
+    assert SHIPPED.kind_of({"connector.class": "io.confluent.Jdbc", "topics": "a"}) == "sink"
+    assert SHIPPED.kind_of({"connector.class": "io.confluent.Jdbc"}) == "source"
 
 
 def test_validate_config_has_connects_shape() -> None:
-    infos = validate_config("FileStreamSink", {"topics": "a,b", "name": "s"})
+    infos = SHIPPED.validate("FileStreamSink", {"topics": "a,b", "name": "s"})
     assert infos["name"] == "spark_eos_connect.connectors.file_stream.FileStreamSinkConnector"
     assert infos["error_count"] == 0
     by_name = {c["definition"]["name"]: c for c in infos["configs"]}

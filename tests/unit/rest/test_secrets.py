@@ -14,7 +14,7 @@ from spark_eos_connect.connectors.file_stream import (
     SOURCE_CONFIG_DEF,
     FileStreamSourceConnector,
 )
-from spark_eos_connect.herder.plugins import definitions
+from spark_eos_connect.herder.plugins import Plugins
 from spark_eos_connect.herder.secrets import SECRET_NAMES, is_secret, masked
 
 PREFIXES = [
@@ -96,7 +96,7 @@ def test_other_options_are_shown(name: str) -> None:
 def test_a_connectors_own_password_option_is_masked(vault_class: str) -> None:
     props = {"connector.class": vault_class, "file": "/f", "topic": "t", "vault.token": "tok"}
     assert not is_secret("vault.token")
-    shown = masked(props, definitions(props))
+    shown = masked(props, Plugins((vault_class.rpartition(".")[0],)).definitions(props))
     assert shown == {**props, "vault.token": HIDDEN}
 
 
