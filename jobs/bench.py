@@ -1,10 +1,11 @@
 """`make bench`: records/s of eosconnect next to its limit (the connector's own task and a
-transactional producer, polling timed) and its peers (a Kafka Connect 4.3.1 EOS worker, Spark's
-built-in Kafka source into Delta), on a local broker started for the run; prints the table and
-writes tmp/bench/bench-<records>.json and .png.
+transactional producer, polling timed) and its peers (a Kafka Connect 4.3.1 worker's source and
+sink connectors, Spark's built-in Kafka source into Delta and into `noop`), and the time to the
+first record of a job started from nothing, on a local broker started for the run; prints the
+table and writes tmp/bench/bench-<records>.json and .png.
 
-    python jobs/bench.py            # 1,000,000 records per mode, under 10 minutes
-    python jobs/bench.py --quick    # 100,000 records, for development
+    python jobs/bench.py            # 1,000,000 records per mode, 3,000,000 for the sinks
+    python jobs/bench.py --quick    # 100,000 and 300,000 records, for development
 """
 
 from __future__ import annotations

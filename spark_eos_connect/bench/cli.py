@@ -23,6 +23,10 @@ SIZES = {
     "per_trigger": "maxRecordsPerTrigger / maxOffsetsPerTrigger: records per micro-batch",
     "value_size": "generator value.size, file line length, Delta topic value size (bytes)",
     "delta_rounds": "measured rounds per Kafka -> Delta reader (after a warm-up round each)",
+    "sink_records": "records of the topic the sinks and the readers into noop read",
+    "sink_per_trigger": "records per micro-batch of the sink and noop queries",
+    "reader_rounds": "measured rounds per reader into noop (after a warm-up round each)",
+    "first_record_runs": "runs of each time-to-first-record mode (median kept)",
 }
 
 
@@ -40,7 +44,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--quick",
         action="store_true",
         help=f"development run: {QUICK['records']:,} records, "
-        f"{QUICK['per_trigger']:,} per trigger, {QUICK['delta_rounds']} Delta rounds",
+        f"{QUICK['per_trigger']:,} per trigger, {QUICK['delta_rounds']} Delta rounds, "
+        f"{QUICK['sink_records']:,} sink records",
     )
     for name, text in SIZES.items():
         parser.add_argument(

@@ -9,8 +9,20 @@ from typing import Any
 FILE = "file -> Kafka"
 GENERATOR = "generator -> Kafka"
 DELTA = "Kafka -> Delta"
-WORKS = {"file": FILE, "generator": GENERATOR, "delta": DELTA}
-"""Short names (`--only`) of the three works."""
+SINK = "Kafka -> file"
+READER = "Kafka -> noop"
+FIRST_RECORD = "first record"
+WORKS = {
+    "file": FILE,
+    "generator": GENERATOR,
+    "delta": DELTA,
+    "sink": SINK,
+    "reader": READER,
+    "first": FIRST_RECORD,
+}
+"""Short names (`--only`) of the works."""
+TIMED_WORKS = (FIRST_RECORD,)
+"""Works measured in seconds (lower is better), not in records/s."""
 
 LIMIT = "limit"
 CONNECT = "Kafka Connect EOS worker"
@@ -19,12 +31,32 @@ AT_LEAST_ONCE = "eosconnect at-least-once"
 SPARK_KAFKA = "Spark Kafka source"
 KAFKA_DELTA_SINK = "Spark Kafka source + delta_sink"
 EOSCONNECT_DELTA = "eosconnect + delta_sink"
+EOSCONNECT_READER = "eosconnect reader"
+JOB_FROM_NOTHING = "eosconnect job from nothing"
+CONNECT_FIRST = "Kafka Connect worker, config PUT"
+
+
+def connect_sink(tasks: int) -> str:
+    """The Kafka Connect sink worker's mode with `tasks` tasks."""
+    return f"Kafka Connect sink worker, {tasks} task{'s' if tasks > 1 else ''}"
+
+
+def eosconnect_sink(tasks: int) -> str:
+    """The eosconnect FileStreamSink's mode with `tasks.max` = `tasks`."""
+    return f"eosconnect FileStreamSink, {tasks} task{'s' if tasks > 1 else ''}"
+
+
+SINK_TASKS = (1, 2)
+"""The `tasks.max` each sink runs with."""
 
 PEERS: dict[tuple[str, str], str] = {
     (FILE, EXACTLY_ONCE): CONNECT,
     (GENERATOR, AT_LEAST_ONCE): EXACTLY_ONCE,
     (DELTA, KAFKA_DELTA_SINK): SPARK_KAFKA,
     (DELTA, EOSCONNECT_DELTA): SPARK_KAFKA,
+    **{(SINK, eosconnect_sink(n)): connect_sink(n) for n in SINK_TASKS},
+    (READER, EOSCONNECT_READER): SPARK_KAFKA,
+    (FIRST_RECORD, JOB_FROM_NOTHING): CONNECT_FIRST,
 }
 """(work, mode) -> the mode of the same work it is compared with."""
 
@@ -62,7 +94,17 @@ class BenchConfig:
     count, so that the median is one round's time and one slow round does not move it."""
     delta_partitions: int = 2
     """Partitions of the Kafka -> Delta input topic."""
-    works: tuple[str, ...] = (FILE, GENERATOR, DELTA)
+    sink_records: int = 3_000_000
+    """Records of the topic the sinks and the readers into `noop` read."""
+    sink_partitions: int = 2
+    """Partitions of that topic."""
+    sink_per_trigger: int = 1_000_000
+    """`maxRecordsPerTrigger` / `maxOffsetsPerTrigger` of the sink and `noop` queries."""
+    reader_rounds: int = 3
+    """Measured rounds per reader into `noop` (after a warm-up round each; odd: a median)."""
+    first_record_runs: int = 3
+    """Runs of each first-record mode (the median is kept)."""
+    works: tuple[str, ...] = (FILE, GENERATOR, DELTA, SINK, READER, FIRST_RECORD)
     """Which works run."""
 
     def __post_init__(self) -> None:
@@ -74,6 +116,11 @@ class BenchConfig:
             "file_batch_size",
             "delta_rounds",
             "delta_partitions",
+            "sink_records",
+            "sink_partitions",
+            "sink_per_trigger",
+            "reader_rounds",
+            "first_record_runs",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
@@ -126,8 +173,16 @@ class BenchConfig:
         return {**asdict(self), "works": list(self.works)}
 
 
-QUICK = {"records": 100_000, "per_trigger": 45_000, "delta_rounds": 1}
-"""`--quick`: a tenth of the records, one measured Kafka -> Delta round per reader."""
+QUICK = {
+    "records": 100_000,
+    "per_trigger": 45_000,
+    "delta_rounds": 1,
+    "sink_records": 300_000,
+    "sink_per_trigger": 100_000,
+    "reader_rounds": 1,
+    "first_record_runs": 1,
+}
+"""`--quick`: a tenth of the records, one measured round per reader, one first-record run."""
 
 DELTA_WARMUP_RECORDS = 10_000
 """Records of the small topic each Kafka -> Delta reader warms up on."""

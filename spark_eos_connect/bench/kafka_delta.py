@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -207,6 +207,27 @@ def start_round(
     return eosconnect_query(spark, kafka, topic, config.per_trigger, path, ck, name)
 
 
+def alternating_rounds(
+    modes: Sequence[str],
+    rounds: int,
+    run: Callable[[str, int], Round],
+    log: Callable[[str], None],
+) -> tuple[dict[str, Round], dict[str, list[Round]]]:
+    """A warm-up round per mode (index -1), then `rounds` rounds alternating between the
+    modes: `run(mode, index)` runs one. The warm-ups and the measured rounds by mode."""
+    warmups: dict[str, Round] = {}
+    measured: dict[str, list[Round]] = {mode: [] for mode in modes}
+    for index in range(-1, rounds):
+        for mode in modes:
+            done = run(mode, index)
+            log(f"  {'warm-up' if index < 0 else f'round {index + 1}'} {mode}: {done.seconds:.1f}s")
+            if index < 0:
+                warmups[mode] = done
+            else:
+                measured[mode].append(done)
+    return warmups, measured
+
+
 def run_kafka_delta(
     spark: Any,
     config: BenchConfig,
@@ -220,27 +241,21 @@ def run_kafka_delta(
 ) -> tuple[list[ModeResult], list[Verification]]:
     """A warm-up round per reader on `topics[0]`, then `config.delta_rounds` alternating rounds
     per reader on `topics[1]`; each round's table is counted."""
-    modes = ((SPARK_KAFKA, "spark"), (KAFKA_DELTA_SINK, "kds"), (EOSCONNECT_DELTA, "eos"))
-    warmups: dict[str, Round] = {}
-    rounds: dict[str, list[Round]] = {mode: [] for mode, _ in modes}
+    keys = {SPARK_KAFKA: "spark", KAFKA_DELTA_SINK: "kds", EOSCONNECT_DELTA: "eos"}
     verifications: list[Verification] = []
-    for index in range(-1, config.delta_rounds):
+
+    def run(mode: str, index: int) -> Round:
         last = index == config.delta_rounds - 1
         topic, expected = (topics[0], warmup_records) if index < 0 else (topics[1], config.records)
-        for mode, key in modes:
-            path = folder / f"{key}-{index + 1}"
-            name = f"bench-delta-{run_id}-{key}-{index + 1}"
-            start = partial(start_round, spark, config, kafka, topic, mode, path, name)
-            done = run_round(start, mode, index, path)
-            log(f"  {'warm-up' if index < 0 else f'round {index + 1}'} {mode}: {done.seconds:.1f}s")
-            if index < 0:
-                warmups[mode] = done
-            else:
-                rounds[mode].append(done)
-            verification = verify_table(spark, work, mode, path, expected, distinct=last)
-            if last or not verification.ok:
-                verifications.append(verification)
-    results = [
-        summarize(work, mode, config.records, rounds[mode], warmups[mode]) for mode, _ in modes
-    ]
+        path = folder / f"{keys[mode]}-{index + 1}"
+        name = f"bench-delta-{run_id}-{keys[mode]}-{index + 1}"
+        start = partial(start_round, spark, config, kafka, topic, mode, path, name)
+        done = run_round(start, mode, index, path)
+        verification = verify_table(spark, work, mode, path, expected, distinct=last)
+        if last or not verification.ok:
+            verifications.append(verification)
+        return done
+
+    warmups, rounds = alternating_rounds(list(keys), config.delta_rounds, run, log)
+    results = [summarize(work, mode, config.records, rounds[mode], warmups[mode]) for mode in keys]
     return results, verifications

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -249,3 +249,80 @@ def verify_topic(
     finally:
         reader.close()
     return Verification(work, mode, expected, reader.count, len(reader.ids))
+
+
+FILE_SAMPLE_INTERVAL_S = 0.02
+"""How often `LineWatch` reads what was appended to a sink's file: its time resolution."""
+
+
+class LineWatch:
+    """Tells when a file that sinks append to holds `expected` lines (`wait()`, a
+    `time.monotonic()`): a thread reads whatever was appended every `FILE_SAMPLE_INTERVAL_S`
+    and counts the newlines."""
+
+    def __init__(self, path: Path, expected: int) -> None:
+        self.path = path
+        self.expected = expected
+        self.lines = 0
+        self.reached_at: float | None = None
+        self.error: BaseException | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"bench-lines-{path.name}")
+
+    def __enter__(self) -> LineWatch:
+        self.path.touch()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(30)
+
+    def _run(self) -> None:
+        try:
+            with self.path.open("rb") as data:
+                while not self._stop.is_set():
+                    chunk = data.read(64 * 1024 * 1024)
+                    self.lines += chunk.count(b"\n")
+                    if self.lines >= self.expected:
+                        self.reached_at = time.monotonic()
+                        return
+                    if not chunk:
+                        self._stop.wait(FILE_SAMPLE_INTERVAL_S)
+        except BaseException as error:  # reported by wait()
+            self.error = error
+
+    def wait(self, timeout_s: float, alive: Callable[[], None] = lambda: None) -> float:
+        """The time the file held every expected line; `alive` is called every half second
+        and raises when the writer died; a time-out raises too."""
+        deadline = time.monotonic() + timeout_s
+        while self._thread.is_alive() and time.monotonic() < deadline:
+            alive()
+            self._thread.join(0.5)
+        if self.error is not None:
+            raise RuntimeError(f"counting lines failed: {self.error!r}") from self.error
+        if self.reached_at is None:
+            raise TimeoutError(
+                f"{self.lines:,} of {self.expected:,} lines in {self.path} after {timeout_s:.0f}s"
+            )
+        return self.reached_at
+
+
+def count_numbered_lines(lines: Iterable[bytes]) -> tuple[int, int]:
+    """(lines, distinct numbers) of lines holding `numbered_value`s; a line that is not one
+    (a torn or mixed line) counts as a line but adds no number."""
+    seen: set[bytes] = set()
+    count = 0
+    for line in lines:
+        count += 1
+        number, bar, _ = line.partition(b"|")
+        if bar and number.isdigit():
+            seen.add(number)
+    return count, len(seen)
+
+
+def verify_file(path: Path, work: str, mode: str, expected: int) -> Verification:
+    """Count the lines of a sink's file and the distinct records among them."""
+    with path.open("rb") as data:
+        found, distinct = count_numbered_lines(data)
+    return Verification(work, mode, expected, found, distinct, where="file lines")

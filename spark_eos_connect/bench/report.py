@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spark_eos_connect.bench.config import LIMIT, PEERS, WORKS, BenchConfig
-from spark_eos_connect.bench.results import ModeResult, Verification, ratio
+from spark_eos_connect.bench.config import LIMIT, PEERS, TIMED_WORKS, WORKS, BenchConfig
+from spark_eos_connect.bench.results import Costs, ModeResult, Verification, ratio
 
 COLUMNS = [
     "work",
@@ -24,8 +24,10 @@ COLUMNS = [
 ]
 FOOTNOTES = [
     "x limit: records/s over the limit row of the same work; x peer: over the mode named in "
-    "`peer` (file: the Connect EOS worker; at-least-once: exactly-once; Delta: Spark's Kafka "
-    "source).",
+    "`peer` (file: the Connect EOS worker; at-least-once: exactly-once; Delta and noop: Spark's "
+    "Kafka source; Kafka -> file: Kafka Connect's sink worker with as many tasks; first record: "
+    "Connect's time over the job's, so below 1 is slower).",
+    "first record: seconds until one record is visible; records/s and costs do not apply.",
     "fixed ms/batch and us/record: least-squares line through each measured micro-batch's "
     "(records, seconds), all tasks together, wall-clock; where the batches do not tell a fixed "
     "cost (n/a: one batch size, no micro-batches, noise), us/record is the average, fixed "
@@ -42,16 +44,21 @@ class Row:
     ratio_to_limit: float | None
     ratio_to_peer: float | None
 
+    @property
+    def timed(self) -> bool:
+        """A row measured in seconds to an event, not in records/s."""
+        return self.result.work in TIMED_WORKS
+
     def as_dict(self) -> dict[str, Any]:
         """For the JSON report (costs in ms and us, None when unknown)."""
         r = self.result
-        costs = r.costs
+        costs = Costs(None, None) if self.timed else r.costs
         return {
             "work": r.work,
             "mode": r.mode,
             "records": r.records,
             "seconds": round(r.seconds, 3),
-            "records_per_s": round(r.records_per_s, 1),
+            "records_per_s": None if self.timed else round(r.records_per_s, 1),
             "ratio_to_limit": _rounded(self.ratio_to_limit, 3),
             "peer": self.peer,
             "ratio_to_peer": _rounded(self.ratio_to_peer, 3),
@@ -102,14 +109,14 @@ def format_table(rows: Sequence[Row]) -> str:
     cells = []
     for row in rows:
         r = row.result
-        costs = r.costs
+        costs = Costs(None, None) if row.timed else r.costs
         cells.append(
             [
                 r.work,
                 r.mode,
                 f"{r.records:,}",
                 f"{r.seconds:.2f}",
-                f"{r.records_per_s:,.0f}",
+                "n/a" if row.timed else f"{r.records_per_s:,.0f}",
                 _cell(row.ratio_to_limit, ".2f"),
                 _cell(row.ratio_to_peer, ".2f"),
                 _cell(_scaled(costs.fixed_s, 1e3), ",.0f"),
@@ -155,7 +162,10 @@ class BenchReport:
             f"value/line size={c.value_size} B, generator tasks={c.tasks} "
             f"(records.per.poll={c.records_per_poll:,}), FileStreamSource batch.size="
             f"{c.file_batch_size:,}, Kafka -> Delta: {c.delta_partitions} partitions, "
-            f"{c.delta_rounds} rounds per reader",
+            f"{c.delta_rounds} rounds per reader; sinks and noop: {c.sink_records:,} records, "
+            f"{c.sink_partitions} partitions, {c.sink_per_trigger:,} per trigger, "
+            f"{c.reader_rounds} noop rounds per reader; first record: {c.first_record_runs} "
+            "run(s) per mode",
             "",
             format_table(table_rows(self.results)),
             "",

@@ -10,25 +10,35 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from spark_eos_connect.bench import connect_worker, kafka_delta, limit, pipeline
+from spark_eos_connect.bench import connect_worker, first_record, kafka_delta, limit, pipeline, sink
 from spark_eos_connect.bench.config import (
     AT_LEAST_ONCE,
     CONNECT,
+    CONNECT_FIRST,
     DELTA,
     DELTA_WARMUP_RECORDS,
     EXACTLY_ONCE,
     FILE,
+    FIRST_RECORD,
     GENERATOR,
+    JOB_FROM_NOTHING,
     LIMIT,
+    READER,
+    SINK,
+    SINK_TASKS,
     BenchConfig,
+    connect_sink,
+    eosconnect_sink,
 )
 from spark_eos_connect.bench.kafka_io import (
     Ident,
     produce_numbered,
     value_number,
+    verify_file,
     verify_topic,
     write_lines,
 )
@@ -94,6 +104,20 @@ class Run:
         )
         return [result], [verification]
 
+    def sink_mode(self, mode: str, measure: Callable[[Path], ModeResult]) -> None:
+        """Measure one sink mode into a fresh file and verify the file's lines; the file is
+        deleted afterwards (hundreds of MB)."""
+        out = self.folder / f"sink-{uuid.uuid4().hex[:8]}.txt"
+
+        def measured() -> tuple[list[ModeResult], list[Verification]]:
+            try:
+                result = measure(out)
+                return [result], [verify_file(out, SINK, mode, self.config.sink_records)]
+            finally:
+                out.unlink(missing_ok=True)
+
+        self.guarded(SINK, mode, measured)
+
     def guarded(
         self,
         work: str,
@@ -132,8 +156,8 @@ def generator_props(config: BenchConfig, name: str, topic: str) -> dict[str, str
     }
 
 
-def run_without_spark(run: Run, lines: Path | None) -> None:
-    """The limits and the Connect worker."""
+def run_without_spark(run: Run, lines: Path | None, sink_topic: str | None) -> None:
+    """The limits, the Connect worker's modes, and the jobs started from nothing."""
     c, rid = run.config, run.run_id
     if GENERATOR in c.works:
         batches = [c.task_batch, *c.generator_batches()]
@@ -154,7 +178,7 @@ def run_without_spark(run: Run, lines: Path | None) -> None:
             c.generator_total,
             generated_id,
         )
-    if lines is not None:
+    if FILE in c.works and lines is not None:
         run.mode(
             FILE,
             LIMIT,
@@ -176,25 +200,88 @@ def run_without_spark(run: Run, lines: Path | None) -> None:
             c.records,
             value_number,
         )
-        run.mode(
-            FILE,
-            CONNECT,
-            lambda topic: connect_worker.run_connect(
-                run.kafka,
+    if {FILE, SINK, FIRST_RECORD} & set(c.works):
+        run_connect_modes(run, lines, sink_topic)
+    if FIRST_RECORD in c.works and lines is not None:
+        run.guarded(FIRST_RECORD, JOB_FROM_NOTHING, partial(job_from_nothing, run, lines))
+
+
+def job_from_nothing(run: Run, lines: Path) -> tuple[list[ModeResult], list[Verification]]:
+    """`jobs/source_to_kafka.py` started from nothing, `first_record_runs` times."""
+    c = run.config
+    result = first_record.run_job_from_nothing(
+        run.kafka,
+        lines,
+        lambda key: run.topic(key, 1),
+        c.first_record_runs,
+        c.file_batch_size,
+        run.folder / "first-job",
+        f"bench-first-{run.run_id}",
+        run.log,
+    )
+    return [result], []
+
+
+def run_connect_modes(run: Run, lines: Path | None, sink_topic: str | None) -> None:
+    """The Kafka Connect modes, on one worker started for them: its first records (on the
+    worker just up), FileStreamSource on the file, FileStreamSinkConnector with each of
+    `SINK_TASKS` tasks."""
+    c, rid = run.config, run.run_id
+    name = f"bench-connect-{rid}"
+    with connect_worker.running_worker(run.kafka, name, run.folder / "connect") as (
+        worker,
+        startup_s,
+    ):
+        run.log(f"Kafka Connect worker {worker.url} up in {startup_s:.1f}s (log {worker.log_path})")
+        if FIRST_RECORD in c.works and lines is not None:
+
+            def first() -> tuple[list[ModeResult], list[Verification]]:
+                seconds = connect_worker.first_record(
+                    worker,
+                    run.kafka,
+                    lines,
+                    lambda key: run.topic(key, 1),
+                    c.first_record_runs,
+                    c.file_batch_size,
+                    name,
+                )
+                result = first_record.first_record_result(
+                    CONNECT_FIRST,
+                    seconds,
+                    "from PUT /connectors/NAME/config (FileStreamSourceConnector, exactly once) "
+                    "on a running worker until its first record is visible read_committed",
+                    f"the worker itself took {startup_s:.1f}s to start (JVM start until its "
+                    "REST API answers)",
+                )
+                return [result], []
+
+            run.guarded(FIRST_RECORD, CONNECT_FIRST, first)
+        if FILE in c.works and lines is not None:
+            run.mode(
                 FILE,
-                lines,
-                topic,
+                CONNECT,
+                lambda topic: connect_worker.run_connect(
+                    worker,
+                    run.kafka,
+                    FILE,
+                    lines,
+                    topic,
+                    c.records,
+                    c.file_batch_size,
+                    f"{name}-file",
+                ),
+                "connect",
+                1,
                 c.records,
-                c.file_batch_size,
-                f"bench-connect-{rid}",
-                run.folder / "connect",
-                lambda line: run.log("  " + line.strip()),
-            ),
-            "connect",
-            1,
-            c.records,
-            value_number,
-        )
+                value_number,
+            )
+        if SINK in c.works and sink_topic is not None:
+            for tasks in SINK_TASKS:
+                measure = partial(
+                    connect_worker.run_file_sink,
+                    worker, SINK, sink_topic, c.sink_records, tasks, f"{name}-sink-{tasks}",
+                )  # fmt: skip
+                run.sink_mode(connect_sink(tasks), measure)
 
 
 def generator_measure(
@@ -210,7 +297,7 @@ def generator_measure(
     return measure
 
 
-def run_with_spark(run: Run, spark: Any, lines: Path | None) -> None:
+def run_with_spark(run: Run, spark: Any, lines: Path | None, sink_topic: str | None) -> None:
     """The eosconnect modes and Kafka -> Delta, in one session; the generator modes first, so
     that the file mode, timed from its start like the Connect worker's connector, starts in a
     session whose Python workers are up, as the Connect worker's JVM is."""
@@ -229,7 +316,7 @@ def run_with_spark(run: Run, spark: Any, lines: Path | None) -> None:
                 c.generator_total,
                 generated_id,
             )
-    if lines is not None:
+    if FILE in c.works and lines is not None:
         run.mode(
             FILE,
             EXACTLY_ONCE,
@@ -256,6 +343,44 @@ def run_with_spark(run: Run, spark: Any, lines: Path | None) -> None:
             )
 
         run.guarded(DELTA, "Spark Kafka source, delta_sink, eosconnect reader", delta)
+    if SINK in c.works and sink_topic is not None:
+        for tasks in SINK_TASKS:
+            measure = partial(
+                sink.run_sink,
+                spark, c, SINK, f"bench-sink-{rid}-{tasks}", sink_topic, bootstrap, tasks,
+                checkpoints / f"sink-{tasks}",
+            )  # fmt: skip
+            run.sink_mode(eosconnect_sink(tasks), measure)
+    if READER in c.works and sink_topic is not None:
+
+        def readers() -> tuple[list[ModeResult], list[Verification]]:
+            small = min(c.sink_records, DELTA_WARMUP_RECORDS)
+            warmup = run.topic("noop-warmup", c.sink_partitions)
+            produce_numbered(run.kafka, warmup, small, c.value_size, c.sink_partitions)
+            return sink.run_readers(
+                spark,
+                c,
+                READER,
+                run.kafka,
+                (warmup, sink_topic),
+                small,
+                run.folder / "noop",
+                run.log,
+            )
+
+        run.guarded(READER, "Spark Kafka source, eosconnect reader", readers)
+
+
+def sink_input(run: Run) -> str | None:
+    """The topic the sinks and the readers into `noop` read (None when neither runs)."""
+    c = run.config
+    if not {SINK, READER} & set(c.works):
+        return None
+    started = time.monotonic()
+    topic = run.topic("sink", c.sink_partitions)
+    produce_numbered(run.kafka, topic, c.sink_records, c.value_size, c.sink_partitions)
+    run.log(f"sink topic {topic}: {c.sink_records:,} records in {time.monotonic() - started:.0f}s")
+    return topic
 
 
 def bench_session(config: BenchConfig) -> Any:
@@ -275,21 +400,22 @@ def run_bench(config: BenchConfig, log: Log = print) -> BenchReport:
     report = BenchReport(config)
     folder = Path(tempfile.mkdtemp(prefix="eosconnect-bench-"))
     try:
-        if FILE in config.works:
+        if {FILE, SINK, FIRST_RECORD} & set(config.works):
             log(f"Kafka Connect jars: {ensure_jars('connect')}")  # Maven, first run only
-        if DELTA in config.works:
+        if {DELTA, READER} & set(config.works):
             log(f"Spark Kafka source jars: {ensure_jars('spark-kafka')}")
         arm_drain_file()  # before Spark starts: lets each query stop between two micro-batches
         with LocalKafkaBroker() as broker:
             run = Run(report, {"bootstrap.servers": broker.bootstrap_servers}, folder, log)
             log(f"local broker at {broker.bootstrap_servers}")
             lines = None
-            if FILE in config.works:
+            if {FILE, FIRST_RECORD} & set(config.works):
                 lines = write_lines(folder / "lines.txt", config.records, config.value_size)
-            run_without_spark(run, lines)
+            sink_topic = sink_input(run)
+            run_without_spark(run, lines, sink_topic)
             spark = bench_session(config)
             try:
-                run_with_spark(run, spark, lines)
+                run_with_spark(run, spark, lines, sink_topic)
             finally:
                 spark.stop()
     finally:

@@ -9,7 +9,17 @@ from pathlib import Path
 import pytest
 
 from spark_eos_connect.bench.cli import DEFAULT_OUT, build_config, main, parse_args
-from spark_eos_connect.bench.config import DELTA, FILE, GENERATOR, LIMIT, QUICK, BenchConfig
+from spark_eos_connect.bench.config import (
+    DELTA,
+    FILE,
+    FIRST_RECORD,
+    GENERATOR,
+    LIMIT,
+    QUICK,
+    READER,
+    SINK,
+    BenchConfig,
+)
 from spark_eos_connect.bench.report import BenchReport
 from spark_eos_connect.bench.results import ModeResult, Verification
 
@@ -18,7 +28,8 @@ def test_no_arguments_is_the_full_run() -> None:
     args = parse_args([])
     assert build_config(args) == BenchConfig()
     assert args.out == DEFAULT_OUT
-    assert build_config(args).works == (FILE, GENERATOR, DELTA)
+    assert build_config(args).works == (FILE, GENERATOR, DELTA, SINK, READER, FIRST_RECORD)
+    assert build_config(args).sink_records == 3_000_000
 
 
 def test_quick_is_a_smaller_run() -> None:
@@ -27,6 +38,15 @@ def test_quick_is_a_smaller_run() -> None:
     assert config.per_trigger == QUICK["per_trigger"]
     assert config.delta_rounds == QUICK["delta_rounds"] == 1
     assert config.tasks == BenchConfig().tasks
+    assert config.sink_records == QUICK["sink_records"] < BenchConfig().sink_records
+    assert config.first_record_runs == 1
+
+
+def test_sink_sizes_are_given_like_the_others() -> None:
+    argv = ["--quick", "--sink-records", "5000", "--sink-per-trigger", "1000"]
+    config = build_config(parse_args([*argv, "--first-record-runs", "3", "--only", "sink"]))
+    assert (config.sink_records, config.sink_per_trigger) == (5000, 1000)
+    assert (config.first_record_runs, config.works) == (3, (SINK,))
 
 
 def test_explicit_sizes_win_over_quick() -> None:
