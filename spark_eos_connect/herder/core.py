@@ -41,6 +41,7 @@ from spark_eos_connect.herder.ownership import (
 )
 from spark_eos_connect.herder.secrets import masked
 from spark_eos_connect.herder.source_offsets import OffsetTopics, SourceOffsets
+from spark_eos_connect.herder.text import check_unicode
 from spark_eos_connect.kafka.clients import admin_client, kafka_client_config
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
@@ -106,6 +107,7 @@ def _config_strings(config: object) -> dict[str, str | None]:
     """A connector config as Connect stores it: string values (numbers, booleans converted)."""
     if not isinstance(config, Mapping):
         raise BadRequestError(f"A connector config must be a JSON object, got {config!r}")
+    check_unicode(config, "config")
     result: dict[str, str | None] = {}
     for key, value in config.items():
         if not isinstance(key, str):
@@ -122,11 +124,20 @@ def _config_strings(config: object) -> dict[str, str | None]:
 
 
 def _check_name(name: object) -> str:
+    """A new connector's name, trimmed: non-empty, no control characters, Unicode text, and
+    usable as one segment of a URL path (no '/', not '.' or '..')."""
     if not isinstance(name, str) or not name.strip():
         raise BadRequestError("A connector name must be a non-empty string")
     if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in name):
         raise BadRequestError(f"Connector name {name!r} must not contain control characters")
-    return name.strip()
+    check_unicode(name, "the connector name")
+    trimmed = name.strip()
+    if "/" in trimmed or trimmed in (".", ".."):
+        raise BadRequestError(
+            f"Connector name {trimmed!r} cannot be used: a name must not contain '/' nor be "
+            "'.' or '..', since /connectors/{name} could never reach it"
+        )
+    return trimmed
 
 
 def _defined(config: Mapping[str, str | None]) -> dict[str, str]:
@@ -323,20 +334,21 @@ class Herder:
                     f"got {initial_state!r}"
                 )
 
-        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> None:
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> dict[str, Any]:
             if snapshot.contains(name):
                 raise ConflictError(f"Connector {name} already exists")
             if target is not None:
                 leader.put_target_state(name, target)
             leader.put_connector_config(name, props)
+            if target is TargetState.STOPPED:  # no query runs it: the herder reports the state
+                self.statuses.put_connector_status(
+                    name, StatusState.STOPPED, self.settings.worker_id, 0
+                )
+            return self._written_info(snapshot, name, props)
 
-        self._write(action)
+        info = self._write(action)
         self._log_config(name, props)
-        if target is TargetState.STOPPED:  # no query runs for it: the herder reports the state
-            self.statuses.put_connector_status(
-                name, StatusState.STOPPED, self.settings.worker_id, 0
-            )
-        return self.info(name)
+        return info
 
     def put_config(self, name: str, config: object) -> tuple[bool, dict[str, Any]]:
         """``PUT /connectors/{name}/config``: create or replace; returns (created, info).
@@ -346,16 +358,26 @@ class Herder:
         name = _check_name(name)
         props = self._checked_config(name, config)
 
-        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> bool:
+        def action(
+            snapshot: ClusterConfigSnapshot, leader: ConfigLeader
+        ) -> tuple[bool, dict[str, Any]]:
             stored = snapshot.connector_config(name)
             if stored is not None and stored != props:
                 self._refuse_if_owned(name)
             leader.put_connector_config(name, props)
-            return stored is None
+            return stored is None, self._written_info(snapshot, name, props)
 
-        created = self._write(action)
+        created, info = self._write(action)
         self._log_config(name, props)
-        return created, self.info(name)
+        return created, info
+
+    def _written_info(
+        self, snapshot: ClusterConfigSnapshot, name: str, props: Mapping[str, str | None]
+    ) -> dict[str, Any]:
+        """The info of the config just written (the answer even if a DELETE follows at once)."""
+        tasks = len(snapshot.task_configs(name))
+        shown = masked(props, self.plugins.definitions(props))
+        return entities.connector_info(name, shown, tasks, self.plugins.kind_of(props))
 
     def _checked_config(self, name: str, config: object) -> dict[str, str | None]:
         props = _config_strings(config)

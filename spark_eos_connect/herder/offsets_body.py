@@ -13,6 +13,7 @@ from typing import Any
 
 from spark_eos_connect.api.sink import TopicPartition
 from spark_eos_connect.herder.errors import BadRequestError
+from spark_eos_connect.herder.text import check_unicode
 from spark_eos_connect.protocol import _json
 from spark_eos_connect.protocol.offsets_format import (
     SOURCE_OFFSET,
@@ -50,6 +51,7 @@ def _entries(body: object) -> list[tuple[int, object, object]]:
         )
     if not isinstance(offsets, list):
         raise BadRequestError(f"'offsets' must be a JSON array, got {_json.type_name(offsets)}")
+    check_unicode(offsets, "offsets")
     entries = []
     for index, entry in enumerate(offsets):
         if not isinstance(entry, Mapping):

@@ -1,24 +1,35 @@
 """Kafka Connect's REST paths, bodies and status codes, as thin wrappers over a `Herder`.
 
 Every error answers ``{"error_code": N, "message": "..."}``: the herder's refusals with their
-status (404, 400, 409, 500), malformed requests with 400, unknown paths with 404.
+status (404, 400, 409, 500), malformed requests with 400, a body that is not JSON with 415, one
+larger than ``rest.max.request.bytes`` with 413 (before it is parsed), unknown paths with 404.
+Bodies are parsed in worker threads, never on the event loop; HEAD answers as GET without a
+body; a trailing slash is routed as the path without it.
 """
 
 from __future__ import annotations
 
 import logging
 from typing import Any
+from urllib.parse import quote
 
-from fastapi import Body, FastAPI, Query, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from spark_eos_connect import __version__
 from spark_eos_connect.errors import ConfigError, EosConnectError
-from spark_eos_connect.herder import Herder, HerderError
+from spark_eos_connect.herder import BadRequestError, Herder, HerderError
+from spark_eos_connect.protocol import _json
 from spark_eos_connect.rest.auth import BasicAuth, BasicAuthMiddleware
+from spark_eos_connect.rest.bodies import ConnectJSONResponse, parse_json, require_json
+from spark_eos_connect.rest.guards import (
+    DEFAULT_MAX_REQUEST_BYTES,
+    BodyLimitMiddleware,
+    HeadAndSlashMiddleware,
+)
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +61,73 @@ class ConnectorOffsets(BaseModel):
     offsets: list[ConnectorOffset]
 
 
+CONFIG_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": {"type": ["string", "null"]},
+    "description": "Connector options (string values).",
+}
+
+
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error_code": status, "message": message}, status_code=status)
+    return ConnectJSONResponse({"error_code": status, "message": message}, status_code=status)
+
+
+def _location(name: str) -> dict[str, str]:
+    """The ``Location`` header of a created connector, its name percent-encoded as in Connect."""
+    return {"Location": "/connectors/" + quote(name, safe="")}
+
+
+def _inline(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with its ``$defs`` references replaced by the definitions (for openapi_extra)."""
+    defs = schema.pop("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                return resolve(defs[ref.rsplit("/", 1)[1]])
+            return {key: resolve(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [resolve(item) for item in node]
+        return node
+
+    return dict(resolve(schema))
+
+
+def _json_request(schema: dict[str, Any]) -> dict[str, Any]:
+    """``openapi_extra`` describing a required JSON request body of `schema`."""
+    content = {"application/json": {"schema": _inline(schema)}}
+    return {"requestBody": {"required": True, "content": content}}
+
+
+async def _body_bytes(request: Request) -> bytes:
+    """The raw body (already bounded by the body limit); 415 unless it is JSON."""
+    require_json(request.headers.get("content-type"))
+    return await request.body()
+
+
+def _json_body(raw: bytes = Depends(_body_bytes)) -> Any:
+    """The parsed body; a sync dependency, so FastAPI runs it in a worker thread."""
+    return parse_json(raw)
+
+
+def _json_object(body: Any = Depends(_json_body)) -> dict[str, Any]:  # noqa: B008
+    """A body that must be a JSON object (a connector config)."""
+    if not isinstance(body, dict):
+        raise BadRequestError(
+            f"Invalid request: body: the body must be a JSON object, got {_json.type_name(body)}"
+        )
+    return body
+
+
+def _create_request(body: Any = Depends(_json_body)) -> CreateConnectorRequest:  # noqa: B008
+    """The ``POST /connectors`` body, validated (in a worker thread)."""
+    try:
+        return CreateConnectorRequest.model_validate(body)
+    except ValidationError as error:
+        raise RequestValidationError(
+            [{**problem, "loc": ("body", *problem["loc"])} for problem in error.errors()]
+        ) from None
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -86,6 +162,11 @@ def _install_error_handlers(app: FastAPI) -> None:
         log.warning("%s %s failed: %s", request.method, request.url.path, exc)
         return _error(500, str(exc))
 
+    @app.exception_handler(Exception)
+    async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return _error(500, f"{type(exc).__name__}: {exc}")
+
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         return _error(400, _validation_message(exc))
@@ -110,8 +191,12 @@ def _add_cluster_routes(app: FastAPI, herder: Herder) -> None:
     @app.put(
         "/connector-plugins/{plugin}/config/validate",
         summary="Validate a config against a connector class",
+        openapi_extra=_json_request(CONFIG_SCHEMA),
     )
-    def validate(plugin: str, config: dict[str, Any] = Body(...)) -> dict[str, Any]:  # noqa: B008
+    def validate(
+        plugin: str,
+        config: dict[str, Any] = Depends(_json_object),  # noqa: B008
+    ) -> dict[str, Any]:
         return herder.validate(plugin, config)
 
 
@@ -124,11 +209,17 @@ def _add_connector_routes(app: FastAPI, herder: Herder) -> None:
             return herder.connectors_expanded(expand)
         return herder.connectors()
 
-    @app.post("/connectors", status_code=201, summary="Create a connector")
-    def create(request: CreateConnectorRequest) -> JSONResponse:
+    @app.post(
+        "/connectors",
+        status_code=201,
+        summary="Create a connector",
+        openapi_extra=_json_request(CreateConnectorRequest.model_json_schema()),
+    )
+    def create(
+        request: CreateConnectorRequest = Depends(_create_request),  # noqa: B008
+    ) -> JSONResponse:
         info = herder.create(request.name, request.config, request.initial_state)
-        headers = {"Location": f"/connectors/{info['name']}"}
-        return JSONResponse(info, status_code=201, headers=headers)
+        return ConnectJSONResponse(info, status_code=201, headers=_location(info["name"]))
 
     @app.get("/connectors/{connector}", summary="Config, task ids and type")
     def info(connector: str) -> dict[str, Any]:
@@ -146,16 +237,16 @@ def _add_connector_routes(app: FastAPI, herder: Herder) -> None:
     @app.put(
         "/connectors/{connector}/config",
         summary="Create or update a connector (409 while a running query owns it)",
+        openapi_extra=_json_request(CONFIG_SCHEMA),
     )
     def put_config(
         connector: str,
-        config: dict[str, Any] = Body(...),  # noqa: B008
+        config: dict[str, Any] = Depends(_json_object),  # noqa: B008
     ) -> JSONResponse:
         created, info = herder.put_config(connector, config)
         if created:
-            headers = {"Location": f"/connectors/{connector}"}
-            return JSONResponse(info, status_code=201, headers=headers)
-        return JSONResponse(info)
+            return ConnectJSONResponse(info, status_code=201, headers=_location(info["name"]))
+        return ConnectJSONResponse(info)
 
     @app.get("/connectors/{connector}/status", summary="Connector and task states")
     def status(connector: str) -> dict[str, Any]:
@@ -198,7 +289,7 @@ def _add_state_routes(app: FastAPI, herder: Herder) -> None:
         plan = herder.restart(connector, includeTasks, onlyFailed)
         if plan is None:
             return Response(status_code=204)
-        return JSONResponse(plan, status_code=202)
+        return ConnectJSONResponse(plan, status_code=202)
 
     @app.post(
         "/connectors/{connector}/tasks/{task}/restart",
@@ -215,28 +306,44 @@ def _add_offsets_routes(app: FastAPI, herder: Herder) -> None:
     def offsets(connector: str) -> dict[str, Any]:
         return herder.offsets(connector)
 
-    @app.patch("/connectors/{connector}/offsets", summary="Alter offsets (STOPPED only)")
-    def alter(connector: str, body: ConnectorOffsets) -> dict[str, str]:
-        return herder.alter_offsets(connector, body.model_dump())
+    @app.patch(
+        "/connectors/{connector}/offsets",
+        summary="Alter offsets (STOPPED only)",
+        openapi_extra=_json_request(ConnectorOffsets.model_json_schema()),
+    )
+    def alter(
+        connector: str,
+        body: dict[str, Any] = Depends(_json_object),  # noqa: B008
+    ) -> dict[str, str]:
+        return herder.alter_offsets(connector, body)
 
     @app.delete("/connectors/{connector}/offsets", summary="Reset offsets (STOPPED only)")
     def reset(connector: str) -> dict[str, str]:
         return herder.reset_offsets(connector)
 
 
-def create_app(herder: Herder, auth: BasicAuth | None = None) -> FastAPI:
+def create_app(
+    herder: Herder,
+    auth: BasicAuth | None = None,
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+) -> FastAPI:
     """The REST API over `herder`; OpenAPI at ``/openapi.json``. With `auth`, every path
-    (``/``, ``/openapi.json`` and ``/docs`` included) needs basic credentials, else 401."""
+    (``/``, ``/openapi.json`` and ``/docs`` included) needs basic credentials, else 401 (and no
+    body is read). A body larger than `max_request_bytes` is answered 413 unparsed."""
     app = FastAPI(
         title="spark_eos_connect",
         version=__version__,
         description="Kafka Connect's REST API, backed by the Kafka internal topics.",
+        default_response_class=ConnectJSONResponse,
+        redirect_slashes=False,
     )
     _install_error_handlers(app)
     _add_cluster_routes(app, herder)
     _add_connector_routes(app, herder)
     _add_state_routes(app, herder)
     _add_offsets_routes(app, herder)
-    if auth is not None:
+    app.add_middleware(BodyLimitMiddleware, max_bytes=max_request_bytes)
+    if auth is not None:  # outside the body limit: nothing is read before authentication
         app.add_middleware(BasicAuthMiddleware, auth=auth)
+    app.add_middleware(HeadAndSlashMiddleware)
     return app

@@ -108,7 +108,13 @@ def test_patch_offsets_passes_the_body_on(client: TestClient, stand_in: StandInH
     [
         ({"content": b"{oops", "headers": {"content-type": "application/json"}}, "malformed JSON"),
         ({"json": ["not", "an", "object"]}, "must be a JSON object"),
-        ({"json": {"offsets": [{"partition": "p"}]}}, "offsets.0.partition"),
+        ({"content": b" ", "headers": {"content-type": "application/json"}}, "body is required"),
+        ({"content": b"[" * 100_000}, "nested too deeply"),
+        ({"content": b'{"offsets": NaN}'}, "NaN is not a JSON number"),
+        ({"content": b'{"offsets": 1e999}'}, "out of range"),
+        ({"content": b'{"offsets": ' + b"9" * 5000 + b"}"}, "digits"),
+        ({"content": b'{"offsets": "\xff"}'}, "not UTF-8"),
+        ({"content": b'{"offsets": "\\udc00"}'}, "lone surrogate (\\udc00)"),
     ],
 )
 def test_malformed_requests_are_400_naming_the_problem(
