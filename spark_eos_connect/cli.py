@@ -201,15 +201,17 @@ def _rest_security(args: argparse.Namespace) -> tuple[TlsFiles | None, BasicAuth
 def _run_rest(args: argparse.Namespace) -> int:
     from spark_eos_connect.errors import ConfigError
     from spark_eos_connect.rest import serve
+    from spark_eos_connect.rest.guards import max_request_bytes
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
+        limit = max_request_bytes(args.max_request_bytes)
         tls, auth = _rest_security(args)
         herder = _herder(args)
     except (_UsageError, ConfigError) as error:
         print(f"eosconnect rest: {error}", file=sys.stderr)
         return 2
-    serve(herder, host=args.host, port=args.port, tls=tls, auth=auth)
+    serve(herder, host=args.host, port=args.port, tls=tls, auth=auth, max_request_bytes=limit)
     return 0
 
 
@@ -289,6 +291,13 @@ def _add_admin_commands(commands: Any) -> None:
         help="listen address (default: %(default)s); an address other than loopback "
         "(127.0.0.0/8, ::1, localhost) needs --certfile and/or --basic-auth-file",
     )
+    rest.add_argument(
+        "--max-request-bytes",
+        default=None,
+        metavar="N",
+        help="rest.max.request.bytes: the largest request body accepted; a larger one is "
+        "answered 413 before it is parsed (default: 4194304)",
+    )
     security = rest.add_argument_group("security")
     security.add_argument(
         "--certfile", help="serve HTTPS with this PEM certificate chain (and key, if no --keyfile)"
@@ -343,6 +352,16 @@ def _add_admin_commands(commands: Any) -> None:
             "resume a paused or stopped connector",
             "Write the STARTED target state; the running query brings the tasks back.",
             lambda h, a: (h.resume(a.name), {"name": a.name, "target_state": "STARTED"})[1],
+        ),
+        (
+            "delete",
+            "delete a connector (its offsets are kept)",
+            "Delete the connector's config, target state and statuses (tombstones), as DELETE "
+            "/connectors/NAME does. The name is taken exactly as given, so any connector in the "
+            "config topic can be deleted, also one whose name no URL can hold (with '/', or "
+            "spaces at its ends); put -- before a name starting with '-'. Offsets stay, as in "
+            "Connect.",
+            lambda h, a: (h.delete(a.name), {"name": a.name, "deleted": True})[1],
         ),
     ):
         parser = command(name, help, description)
