@@ -37,7 +37,7 @@ def _refuse_unknown_partitions(connector: str, refused: list[KafkaTopicPartition
     unknown = [
         f"{tp.topic}-{tp.partition}"
         for tp in refused
-        if tp.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART
+        if tp.error is not None and tp.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART
     ]
     if unknown:
         raise BadRequestError(
