@@ -13,6 +13,8 @@ from pathlib import Path
 from spark_eos_connect.api.config import ConfigDef
 from spark_eos_connect.connectors.registry import known_connectors, resolve_connector_class
 from spark_eos_connect.errors import ConnectorNotFoundError
+from spark_eos_connect.herder.plugins import PLUGIN_CONFIG
+from spark_eos_connect.rest.guards import REST_CONFIG
 from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
 from spark_eos_connect.runtime.framework_config import CONNECTOR_FRAMEWORK_CONFIG, WORKER_CONFIG
 from spark_eos_connect.runtime.kafka_source import READER_CONFIG
@@ -101,6 +103,9 @@ def options_reference() -> str:
     source = source.merge(CHAIN_CONFIG).merge(SOURCE_ERRORS_CONFIG)
     parts = [
         WORKER_CONFIG.to_markdown('Worker options (`format("eosconnect")`)'),
+        REST_CONFIG.merge(PLUGIN_CONFIG).to_markdown(
+            "REST API and admin command options (`eosconnect rest` and the admin commands)"
+        ),
         source.to_markdown("Source connector options handled by the framework"),
         READER_CONFIG.to_markdown("Kafka reader options (`readStream` with `topics`)"),
         SINK_FRAMEWORK_CONFIG.to_markdown("Sink connector options handled by the framework"),

@@ -40,8 +40,10 @@ PLUGIN_CONFIG = ConfigDef().define(
     "medium",
     "Python packages (comma-separated, e.g. `mycompany.connectors`) whose connector classes "
     "`eosconnect rest` and the admin commands may load by dotted path, as Connect loads only "
-    "the plugins found on its `plugin.path`; the shipped connectors are always available. A "
-    "`connector.class` outside them is refused with 400 and its module is never imported. "
+    "the plugins found on its `plugin.path`; the shipped connectors are always available. Any "
+    "other `connector.class` is refused with 400 and its module is never imported, also for a "
+    "connector a query registered (its offsets then cannot be altered or reset here, and only "
+    "options named like secrets are masked). "
     "Command line: `--plugin-packages`.",
 )
 """The herder's own option (the REST API and the admin commands)."""
