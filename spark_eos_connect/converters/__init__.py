@@ -10,7 +10,12 @@ Each writes the very bytes its Connect namesake writes and reads them back into 
 
 from __future__ import annotations
 
-from spark_eos_connect.converters.base import Converter, ConverterType, HeaderConverter
+from spark_eos_connect.converters.base import (
+    ConnectColumn,
+    Converter,
+    ConverterType,
+    HeaderConverter,
+)
 from spark_eos_connect.converters.json_converter import JsonConverter
 from spark_eos_connect.converters.registry import (
     CONVERTERS,
@@ -32,6 +37,7 @@ from spark_eos_connect.converters.simple import (
 __all__ = [
     "CONVERTERS",
     "ByteArrayConverter",
+    "ConnectColumn",
     "Converter",
     "ConverterType",
     "DoubleConverter",

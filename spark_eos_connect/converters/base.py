@@ -12,13 +12,23 @@ import dataclasses
 import enum
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from spark_eos_connect.api.config import ConfigDef, InvalidConfigError
 from spark_eos_connect.api.data import Schema, SchemaAndValue
 from spark_eos_connect.errors import ConfigError
 
-__all__ = ["TYPE_CONFIG", "Converter", "ConverterType", "HeaderConverter", "parse_options"]
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = [
+    "TYPE_CONFIG",
+    "ConnectColumn",
+    "Converter",
+    "ConverterType",
+    "HeaderConverter",
+    "parse_options",
+]
 
 TYPE_CONFIG = "converter.type"
 
@@ -75,6 +85,10 @@ class HeaderConverter(ABC):
         """The header's schema and value."""
 
 
+ConnectColumn = tuple[list[Schema | None], list[Any]]
+"""The schemas and the values of a column of records (what `to_connect_column` returns)."""
+
+
 class Converter(HeaderConverter):
     """Converts a record key or value to bytes and back (Connect's `Converter`)."""
 
@@ -85,6 +99,14 @@ class Converter(HeaderConverter):
     @abstractmethod
     def to_connect_data(self, topic: str, data: bytes | None) -> SchemaAndValue:
         """The schema and value the bytes stand for."""
+
+    def to_connect_column(self, topic: str, data: pa.Array) -> ConnectColumn:
+        """`to_connect_data` of every value of a binary Arrow array, as two lists (schemas,
+        values). Raises if any value fails: the caller then converts them one by one with
+        `to_connect_data` to find which. Converters override it to convert the whole column
+        at once; this default converts value by value."""
+        results = [self.to_connect_data(topic, item) for item in data.to_pylist()]
+        return [r.schema for r in results], [r.value for r in results]
 
     def from_connect_header(
         self, topic: str, header_key: str, schema: Schema | None, value: Any

@@ -13,9 +13,11 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, ClassVar, Generic, TypeVar
 
+import pyarrow as pa
+
 from spark_eos_connect.api.config import ConfigDef, ConfigType, Range, ValidString
 from spark_eos_connect.api.data import Schema, SchemaAndValue
-from spark_eos_connect.converters.base import Converter, ConverterType
+from spark_eos_connect.converters.base import ConnectColumn, Converter, ConverterType
 from spark_eos_connect.converters.json_read import JsonReader, parse_json
 from spark_eos_connect.converters.json_write import JsonWriter
 from spark_eos_connect.errors import DataError
@@ -162,6 +164,14 @@ class JsonConverter(Converter):
             raise DataError(_ENVELOPE_ERROR)
         schema = self._schema_of(parsed["schema"])
         return SchemaAndValue(schema, self._reader.value(schema, parsed["payload"]))
+
+    def to_connect_column(self, topic: str, data: pa.Array) -> ConnectColumn:
+        """Without `schemas.enable`: every value parsed, no `SchemaAndValue` per record."""
+        if self.schemas_enable:
+            return super().to_connect_column(topic, data)
+        value = self._reader.value
+        values = [None if d is None else value(None, parse_json(d)) for d in data.to_pylist()]
+        return [None] * len(values), values
 
 
 def _cache_key(node: Any) -> str:

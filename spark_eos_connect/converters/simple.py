@@ -22,10 +22,17 @@ import struct
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import pyarrow as pa
+
 from spark_eos_connect.api.config import ConfigDef, ConfigType
 from spark_eos_connect.api.data import Schema, SchemaAndValue, Struct, Type
 from spark_eos_connect.converters import _java, values
-from spark_eos_connect.converters.base import Converter, ConverterType, HeaderConverter
+from spark_eos_connect.converters.base import (
+    ConnectColumn,
+    Converter,
+    ConverterType,
+    HeaderConverter,
+)
 from spark_eos_connect.errors import ConfigError, DataError
 
 __all__ = [
@@ -156,6 +163,14 @@ class StringConverter(Converter):
         except UnicodeDecodeError as error:
             raise DataError(f"Failed to deserialize string as {self.encoding}: {error}") from None
 
+    def to_connect_column(self, topic: str, data: pa.Array) -> ConnectColumn:
+        """Optional strings; UTF-8 is decoded by Arrow (raises on bytes that are not UTF-8)."""
+        if self._codec == "utf-8":
+            texts = data.cast(pa.string()).to_pylist()
+        else:
+            texts = [None if item is None else self._decode(item) for item in data.to_pylist()]
+        return [Schema.OPTIONAL_STRING] * len(texts), texts
+
 
 class ByteArrayConverter(Converter):
     """Bytes unchanged; the schema, if any, must be BYTES."""
@@ -173,6 +188,10 @@ class ByteArrayConverter(Converter):
     def to_connect_data(self, topic: str, data: bytes | None) -> SchemaAndValue:
         """Optional bytes."""
         return SchemaAndValue(Schema.OPTIONAL_BYTES, data)
+
+    def to_connect_column(self, topic: str, data: pa.Array) -> ConnectColumn:
+        """Optional bytes, the column's as they are."""
+        return [Schema.OPTIONAL_BYTES] * len(data), data.to_pylist()
 
 
 class _NumberConverter(Converter):

@@ -16,8 +16,9 @@ the writer's options (framework, converters, transforms, predicates, `errors.*`)
 
 from __future__ import annotations
 
+import itertools
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,9 +31,11 @@ from spark_eos_connect.api.config import (
     Range,
     props_with_prefix,
 )
+from spark_eos_connect.api.data import Schema, SchemaAndValue
 from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask, SinkTaskContext
 from spark_eos_connect.api.sink import TopicPartition as SinkTopicPartition
 from spark_eos_connect.converters import (
+    ConnectColumn,
     Converter,
     HeaderConverter,
     make_converter,
@@ -56,6 +59,7 @@ from spark_eos_connect.runtime.errors_dlq import (
 from spark_eos_connect.runtime.faults import maybe_crash
 from spark_eos_connect.runtime.framework_config import split_options
 from spark_eos_connect.runtime.kafka_source import TP, group_id_for
+from spark_eos_connect.runtime.sink_rows import RawRecord, RecordChunk, chunks
 from spark_eos_connect.transforms.arrow import split_topic_stages
 
 log = logging.getLogger(__name__)
@@ -77,7 +81,10 @@ SINK_FRAMEWORK_CONFIG = (
         1,
         Range.at_least(1),
         "high",
-        "Task configs to ask the connector for; Spark task i runs config i mod their number.",
+        "The number of sink tasks, as in Connect: the Kafka reader given the same options "
+        "(`connector.class` among them) plans min(tasks.max, partitions) Spark tasks, the "
+        "subscribed partitions dealt to them in turn; Spark task i runs the connector's task "
+        "config i (i mod their number if it returns fewer).",
     )
     .define(
         "key.converter",
@@ -357,6 +364,15 @@ def sink_task_configs(
         connector.stop()
     if not configs:
         raise ConfigError(f"connector {props.get('name')} returned no task configs")
+    if len(configs) < tasks:
+        log.warning(
+            "connector %s returned %d task configs for tasks.max=%d: Spark task i runs config "
+            "i mod %d",
+            props.get("name"),
+            len(configs),
+            tasks,
+            len(configs),
+        )
     return [{**props, **config} for config in configs]
 
 
@@ -378,71 +394,6 @@ def plan_sink(parsed: SinkOptions, connector: SinkConnector) -> SinkTaskPlan:
         converter_options=parsed.converter_options,
         transform_options=parsed.transform_options,
     )
-
-
-# --- executor: rows to records ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RawRecord:
-    """One row of the stream as Kafka bytes."""
-
-    topic: str
-    partition: int
-    offset: int
-    key: bytes | None
-    value: bytes | None
-    timestamp_ms: int | None
-    headers: tuple[tuple[str, bytes | None], ...]
-
-
-def _as_bytes(data: Any) -> bytes | None:
-    if data is None or isinstance(data, bytes):
-        return data
-    return str(data).encode("utf-8")
-
-
-def _column(batch: pa.RecordBatch, name: str) -> list[Any]:
-    index = batch.schema.get_field_index(name)
-    if index < 0:
-        return [None] * batch.num_rows
-    column = batch.column(index)
-    if pa.types.is_timestamp(column.type):
-        per_ms = {"s": 0.001, "ms": 1, "us": 1000, "ns": 1_000_000}[column.type.unit]
-        values = column.cast(pa.int64()).to_pylist()
-        return [None if v is None else int(v // per_ms) for v in values]
-    return column.to_pylist()
-
-
-def raw_records(batch: pa.RecordBatch) -> Iterator[RawRecord]:
-    """The rows of an Arrow batch with Kafka columns (`topic`, `partition`, `offset`, ...)."""
-    columns = [
-        _column(batch, name)
-        for name in ("topic", "partition", "offset", "key", "value", "timestamp", "headers")
-    ]
-    for topic, partition, offset, key, value, timestamp, headers in zip(*columns, strict=True):
-        yield RawRecord(
-            topic,
-            int(partition),
-            int(offset),
-            _as_bytes(key),
-            _as_bytes(value),
-            timestamp,
-            tuple((h["key"], h["value"]) for h in headers or ()),
-        )
-
-
-def chunks(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[list[RawRecord]]:
-    """Rows in lists of at most `size`."""
-    chunk: list[RawRecord] = []
-    for batch in batches:
-        for record in raw_records(batch):
-            chunk.append(record)
-            if len(chunk) >= size:
-                yield chunk
-                chunk = []
-    if chunk:
-        yield chunk
 
 
 # --- executor: the task's life cycle ------------------------------------------------------------
@@ -473,6 +424,13 @@ def load_task_class(dotted: str) -> type[SinkTask]:
     if not (isinstance(cls, type) and issubclass(cls, SinkTask)):
         raise ConfigError(f"{dotted!r} is not a SinkTask")
     return cls
+
+
+def _header_values(headers: list[tuple[tuple[str, SchemaAndValue], ...]]) -> list[Any]:
+    """`(name, value)` headers for `SinkRecord`s (no Python loop when no row has any)."""
+    if not any(headers):
+        return headers
+    return [tuple((name, data.value) for name, data in row) for row in headers]
 
 
 class _SinkTaskRun:
@@ -515,73 +473,154 @@ class _SinkTaskRun:
             context,
         )
 
-    def _convert(self, raw: RawRecord) -> SinkRecord | None:
-        """Key, value, then headers, as Connect converts them; a failure is reported."""
+    def _column(
+        self,
+        converter: Converter,
+        stage: Stage,
+        rows: RecordChunk,
+        data: pa.Array,
+        failed: dict[int, FailedRecord],
+    ) -> ConnectColumn:
+        """A key or value column converted a topic run at a time; when a run fails as a whole
+        it is converted record by record and each failing record is kept in `failed` (the
+        first stage a record fails in is the one reported, as Connect converts key, value,
+        then headers)."""
+        schemas: list[Schema | None] = []
+        values: list[Any] = []
+        for topic, start, stop in rows.topic_runs():
+            part = data.slice(start, stop - start)
+            try:
+                run_schemas, run_values = converter.to_connect_column(topic, part)
+            except Exception:
+                run_schemas, run_values = self._one_by_one(
+                    converter, stage, rows, start, part, failed
+                )
+            schemas += run_schemas
+            values += run_values
+        return schemas, values
+
+    def _one_by_one(
+        self,
+        converter: Converter,
+        stage: Stage,
+        rows: RecordChunk,
+        start: int,
+        part: pa.Array,
+        failed: dict[int, FailedRecord],
+    ) -> ConnectColumn:
+        schemas: list[Schema | None] = []
+        values: list[Any] = []
+        for row, data in enumerate(part.to_pylist(), start):
+            converted = SchemaAndValue.NULL
+            if row not in failed:
+                try:
+                    converted = converter.to_connect_data(rows.topics[row], data)
+                except Exception as error:
+                    failed[row] = self._failed(rows.raw(row), stage, type(converter), error)
+            schemas.append(converted.schema)
+            values.append(converted.value)
+        return schemas, values
+
+    def _headers(
+        self, rows: RecordChunk, failed: dict[int, FailedRecord]
+    ) -> list[tuple[tuple[str, SchemaAndValue], ...]]:
+        """Each row's headers through the header converter (rows without headers: `()`)."""
+        converter = self.converters.header
+        converted: list[tuple[tuple[str, SchemaAndValue], ...]] = [()] * len(rows)
+        if not any(rows.headers):
+            return converted
+        for row, headers in enumerate(rows.headers):
+            if not headers or row in failed:
+                continue
+            topic = rows.topics[row]
+            try:
+                converted[row] = tuple(
+                    (name, converter.to_connect_header(topic, name, data)) for name, data in headers
+                )
+            except Exception as error:
+                failed[row] = self._failed(
+                    rows.raw(row), Stage.HEADER_CONVERTER, type(converter), error
+                )
+        return converted
+
+    def _records(self, rows: RecordChunk) -> tuple[list[SinkRecord], list[int]]:
+        """The chunk's records for `put` and the row of each: keys, values and headers
+        converted a column at a time, then the transforms; failures are reported in row
+        order."""
+        failed: dict[int, FailedRecord] = {}
         converters = self.converters
-        try:
-            key = converters.key.to_connect_data(raw.topic, raw.key)
-        except Exception as error:
-            self.reporter.report(
-                self._failed(raw, Stage.KEY_CONVERTER, type(converters.key), error)
-            )
-            return None
-        try:
-            value = converters.value.to_connect_data(raw.topic, raw.value)
-        except Exception as error:
-            self.reporter.report(
-                self._failed(raw, Stage.VALUE_CONVERTER, type(converters.value), error)
-            )
-            return None
-        try:
-            headers = tuple(
-                (name, converters.header.to_connect_header(raw.topic, name, data))
-                for name, data in raw.headers
-            )
-        except Exception as error:
-            self.reporter.report(
-                self._failed(raw, Stage.HEADER_CONVERTER, type(converters.header), error)
-            )
-            return None
-        if self.chain:
-            from spark_eos_connect.transforms import ConnectRecord, Header
-
-            return self._transform(
-                raw,
-                ConnectRecord(
-                    raw.topic,
-                    raw.partition,
-                    key.schema,
-                    key.value,
-                    value.schema,
-                    value.value,
-                    raw.timestamp_ms,
-                    tuple(Header(name, data.value, data.schema) for name, data in headers),
-                    kafka_offset=raw.offset,
-                ),
-            )
-        return SinkRecord(
-            raw.topic,
-            raw.partition,
-            raw.offset,
-            key.value,
-            value.value,
-            raw.timestamp_ms,
-            tuple((name, data.value) for name, data in headers),
-            key.schema,
-            value.schema,
+        key_schemas, keys = self._column(
+            converters.key, Stage.KEY_CONVERTER, rows, rows.keys, failed
         )
+        value_schemas, values = self._column(
+            converters.value, Stage.VALUE_CONVERTER, rows, rows.values, failed
+        )
+        headers = self._headers(rows, failed)
+        for row in sorted(failed):
+            self.reporter.report(failed[row])
+        if self.chain:
+            converted = (keys, values, key_schemas, value_schemas, headers)
+            return self._transformed(rows, converted, failed)
+        plain = _header_values(headers)
+        columns: list[list[Any]] = [
+            rows.topics,
+            rows.partitions,
+            rows.offsets,
+            keys,
+            values,
+            rows.timestamps,
+            plain,
+            key_schemas,
+            value_schemas,
+        ]
+        kept = list(range(len(rows)))
+        if failed:
+            keep = [row not in failed for row in kept]
+            columns = [list(itertools.compress(column, keep)) for column in columns]
+            kept = list(itertools.compress(kept, keep))
+        return list(map(SinkRecord, *columns)), kept
 
-    def _transform(self, raw: RawRecord, record: Any) -> SinkRecord | None:
+    def _transformed(
+        self, rows: RecordChunk, columns: tuple[list[Any], ...], failed: dict[int, FailedRecord]
+    ) -> tuple[list[SinkRecord], list[int]]:
+        """The records after the transforms (those converted), with their rows."""
+        from spark_eos_connect.transforms import ConnectRecord, Header
+
+        keys, values, key_schemas, value_schemas, headers = columns
+        records: list[SinkRecord] = []
+        kept: list[int] = []
+        for row in range(len(rows)):
+            if row in failed:
+                continue
+            record = ConnectRecord(
+                rows.topics[row],
+                rows.partitions[row],
+                key_schemas[row],
+                keys[row],
+                value_schemas[row],
+                values[row],
+                rows.timestamps[row],
+                tuple(Header(name, data.value, data.schema) for name, data in headers[row]),
+                kafka_offset=rows.offsets[row],
+            )
+            transformed = self._transform(rows, row, record)
+            if transformed is not None:
+                records.append(transformed)
+                kept.append(row)
+        return records, kept
+
+    def _transform(self, rows: RecordChunk, row: int, record: Any) -> SinkRecord | None:
         """The record after the chain (None: filtered, or a tolerated failure), as Connect's
         WorkerSinkTask runs it after the converters; the topic-only head is decided once per
-        topic. The offset stays the consumed record's (`raw`), whatever the topic becomes."""
+        topic. The offset stays the consumed record's, whatever the topic becomes."""
         from spark_eos_connect.transforms import TransformationError
 
+        topic_read = rows.topics[row]
         try:
             if self.head:
-                if raw.topic not in self.routes:
-                    self.routes[raw.topic] = self.head.outcome(raw.topic)
-                topic = self.routes[raw.topic]
+                if topic_read not in self.routes:
+                    self.routes[topic_read] = self.head.outcome(topic_read)
+                topic = self.routes[topic_read]
                 if topic is None:
                     self.filtered += 1
                     return None
@@ -596,7 +635,7 @@ class _SinkTaskRun:
             where = "predicate of transformation" if error.in_predicate else "transformation"
             self.reporter.report(
                 self._failed(
-                    raw,
+                    rows.raw(row),
                     Stage.TRANSFORMATION,
                     error.class_name,
                     error.cause,
@@ -606,8 +645,8 @@ class _SinkTaskRun:
             return None
         return SinkRecord(
             record.topic,
-            raw.partition if record.kafka_partition is None else record.kafka_partition,
-            raw.offset,
+            rows.partitions[row] if record.kafka_partition is None else record.kafka_partition,
+            rows.offsets[row],
             record.key,
             record.value,
             record.timestamp,
@@ -616,8 +655,8 @@ class _SinkTaskRun:
             record.value_schema,
         )
 
-    def _open_new(self, chunk: list[RawRecord]) -> None:
-        new = {(r.topic, r.partition) for r in chunk} - self.assigned
+    def _open_new(self, rows: RecordChunk) -> None:
+        new = rows.partitions_seen() - self.assigned
         if not new:
             return
         self.assigned |= new
@@ -640,11 +679,19 @@ class _SinkTaskRun:
                 )
             self.skip_below[key] = offset
 
-    def _wanted(self, raw: RawRecord) -> bool:
-        below = self.skip_below.get((raw.topic, raw.partition))
-        return below is None or raw.offset >= below
+    def _wanted(self, rows: RecordChunk) -> RecordChunk:
+        """The rows not skipped by a `context.offset(...)` request."""
+        if not self.skip_below:
+            return rows
+        skip = self.skip_below
+        wanted = [
+            row
+            for row, tp in enumerate(zip(rows.topics, rows.partitions, strict=True))
+            if rows.offsets[row] >= skip.get(tp, -1)
+        ]
+        return rows if len(wanted) == len(rows) else rows.select(wanted)
 
-    def _put(self, records: list[SinkRecord], raws: list[RawRecord]) -> None:
+    def _put(self, records: list[SinkRecord], kept: list[int], rows: RecordChunk) -> None:
         if not records:
             return
         try:
@@ -662,30 +709,24 @@ class _SinkTaskRun:
                     f"{qualified_name(type(error))}: {error} (errors.tolerance=none)"
                 ) from error
         # errors.tolerance=all: find the failing records one by one (at-least-once for the rest)
-        for record, raw in zip(records, raws, strict=True):
+        for record, row in zip(records, kept, strict=True):
             try:
                 self.task.put([record])
                 self.put_count += 1
             except Exception as error:
-                self.reporter.report(self._failed(raw, Stage.TASK_PUT, type(self.task), error))
+                self.reporter.report(
+                    self._failed(rows.raw(row), Stage.TASK_PUT, type(self.task), error)
+                )
 
-    def process(self, chunk: list[RawRecord]) -> None:
+    def process(self, chunk: RecordChunk) -> None:
         """Open new partitions, convert, put; the rows count as consumed."""
         self._open_new(chunk)
-        records: list[SinkRecord] = []
-        raws: list[RawRecord] = []
-        for raw in chunk:
-            if not self._wanted(raw):
-                continue
-            record = self._convert(raw)
-            if record is not None:
-                records.append(record)
-                raws.append(raw)
-        self._put(records, raws)
+        wanted = self._wanted(chunk)
+        records, kept = self._records(wanted)
+        self._put(records, kept, wanted)
         self._take_resets()
-        for raw in chunk:
-            tp = (raw.topic, raw.partition)
-            self.current[tp] = max(self.current.get(tp, 0), raw.offset + 1)
+        for tp, offset in chunk.next_offsets().items():
+            self.current[tp] = max(self.current.get(tp, 0), offset)
 
     def commit_offsets(self) -> dict[TP, int]:
         """Flush the DLQ, then ask `pre_commit` which offsets may be committed."""

@@ -11,11 +11,13 @@ import pyarrow as pa
 import pytest
 
 from spark_eos_connect.api.config import ConfigDef
-from spark_eos_connect.api.data import Schema, Struct
+from spark_eos_connect.api.data import Schema, SchemaAndValue, Struct
 from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask, TopicPartition
-from spark_eos_connect.errors import ConfigError, EosConnectError
-from spark_eos_connect.runtime.errors_dlq import ErrorPolicy, ToleranceExceededError
+from spark_eos_connect.converters import ByteArrayConverter, ConnectColumn, Converter
+from spark_eos_connect.errors import ConfigError, DataError, EosConnectError
+from spark_eos_connect.runtime.errors_dlq import ErrorPolicy, ErrorReporter, ToleranceExceededError
 from spark_eos_connect.runtime.kafka_source import KAFKA_ROW_SCHEMA
+from spark_eos_connect.runtime.sink_rows import chunks
 from spark_eos_connect.runtime.sink_runner import (
     SinkTaskPlan,
     SinkTaskResult,
@@ -354,3 +356,70 @@ def test_sink_options_give_connector_props_and_task_configs() -> None:
 def test_bad_sink_options_say_what_is_wrong(options: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_sink_options(options)
+
+
+class PickyConverter(ByteArrayConverter):
+    """Fails keys and values it is told to; counts whole-column conversions."""
+
+    columns: ClassVar[int] = 0
+
+    def to_connect_data(self, topic: str, data: bytes | None) -> SchemaAndValue:
+        if data is not None and data.startswith(b"bad"):
+            raise DataError(f"cannot read {data!r}")
+        return super().to_connect_data(topic, data)
+
+    def to_connect_column(self, topic: str, data: pa.Array) -> ConnectColumn:
+        PickyConverter.columns += 1
+        return Converter.to_connect_column(self, topic, data)
+
+
+def test_columns_convert_at_once_and_a_failing_record_is_reported_alone() -> None:
+    picky = f"{PickyConverter.__module__}.PickyConverter"
+    batch = pa.RecordBatch.from_pydict(
+        {
+            "topic": ["t"] * 4,
+            "partition": [0] * 4,
+            "offset": [1, 2, 3, 4],
+            "key": [b"k", b"bad-key", b"k", b"k"],
+            "value": [b"a", b"bad-too", b"bad-value", b"d"],
+        }
+    )
+    PickyConverter.columns = 0
+    task_plan = dataclasses.replace(
+        plan(tolerate_all=True, value_converter=picky), key_converter=picky
+    )
+
+    reported: list[Any] = []
+    original = ErrorReporter.report
+    ErrorReporter.report = lambda self, failed: reported.append(failed)  # type: ignore[method-assign]
+    try:
+        result = run_sink_task(task_plan, 0, [batch], None)
+    finally:
+        ErrorReporter.report = original  # type: ignore[method-assign]
+
+    assert [c[1] for c in RecordingTask.calls if c[0] == "put"] == [[(0, 1, b"a"), (0, 4, b"d")]]
+    # the key failed first at offset 2 (its value is not reported), the value at offset 3
+    assert [(f.offset, f.stage.name) for f in reported] == [
+        (2, "KEY_CONVERTER"),
+        (3, "VALUE_CONVERTER"),
+    ]
+    assert PickyConverter.columns == 2  # one try per column, then record by record
+    assert result.committable == [("t", 0, 5)]
+
+
+def test_chunks_span_batches_and_keep_topic_runs_and_next_offsets() -> None:
+    mixed = pa.RecordBatch.from_pydict(
+        {
+            "topic": ["t", "t", "u"],
+            "partition": [0, 1, 0],
+            "offset": [1, 1, 9],
+            "value": [b"a", b"b", b"c"],
+        }
+    )
+
+    (only,) = chunks([mixed.slice(0, 2), mixed.slice(2)], 5)
+
+    assert list(only.topic_runs()) == [("t", 0, 2), ("u", 2, 3)]
+    assert only.next_offsets() == {("t", 0): 2, ("t", 1): 2, ("u", 0): 10}
+    assert only.raw(2).value == b"c" and only.raw(2).key is None
+    assert [len(c) for c in chunks([mixed, mixed, mixed], 4)] == [4, 4, 1]

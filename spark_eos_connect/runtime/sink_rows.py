@@ -1,0 +1,197 @@
+"""A sink task's input as columns: the stream's Arrow rows cut into `put`-sized chunks.
+
+A `RecordChunk` holds at most `consumer.override.max.poll.records` rows as Python lists and
+binary Arrow arrays (keys, values), taken from the Arrow batch a column at a time: no Python
+object is made per record here, and converters convert whole columns
+(`Converter.to_connect_column`). A `RawRecord` is made only for a record that failed, for its
+error report and the dead letter queue.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+TP = tuple[str, int]
+"""(topic, partition)."""
+
+Headers = tuple[tuple[str, bytes | None], ...]
+
+_PER_MILLI = {"s": 0.001, "ms": 1, "us": 1000, "ns": 1_000_000}
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    """One row of the stream as Kafka bytes (made for failed records)."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    timestamp_ms: int | None
+    headers: Headers
+
+
+def _column(batch: pa.RecordBatch, name: str) -> pa.Array | None:
+    index = batch.schema.get_field_index(name)
+    return None if index < 0 else batch.column(index)
+
+
+def _binary(batch: pa.RecordBatch, name: str) -> pa.Array:
+    """A key or value column as binary: text as its UTF-8 bytes, other values as their text,
+    a missing column as nulls."""
+    column = _column(batch, name)
+    if column is None:
+        return pa.nulls(batch.num_rows, pa.binary())
+    if pa.types.is_binary(column.type):
+        return column
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        column = column.cast(pa.string())
+    return column.cast(pa.binary())
+
+
+def _repeated_or_list(column: pa.Array) -> list:
+    """The column's values; one Python object repeated when they are all the same."""
+    if len(column) and column.null_count == 0 and len(pc.unique(column)) == 1:
+        return [column[0].as_py()] * len(column)
+    return column.to_pylist()
+
+
+def _timestamps(batch: pa.RecordBatch) -> list[int | None]:
+    """Epoch milliseconds (rounded down) of a timestamp column; other columns as they are."""
+    column = _column(batch, "timestamp")
+    if column is None:
+        return [None] * batch.num_rows
+    if not pa.types.is_timestamp(column.type):
+        return column.to_pylist()
+    per_ms = _PER_MILLI[column.type.unit]
+    units = column.cast(pa.int64())
+    if per_ms == 1:
+        return units.to_pylist()
+    if per_ms < 1:
+        return pc.multiply(units, int(1 / per_ms)).to_pylist()
+    millis = pc.divide(units, per_ms)  # truncates toward zero: floor below 1970
+    below = pc.greater(pc.multiply(millis, per_ms), units)
+    return pc.subtract(millis, below.cast(pa.int64())).to_pylist()
+
+
+def _headers(batch: pa.RecordBatch) -> list[Headers]:
+    """Each row's `(key, value)` headers; `()` for none."""
+    column = _column(batch, "headers")
+    if column is None or column.null_count == len(column):
+        return [()] * batch.num_rows
+    return [tuple((h["key"], h["value"]) for h in row or ()) for row in column.to_pylist()]
+
+
+@dataclass(frozen=True)
+class RecordChunk:
+    """Rows of the stream as columns (`topic`, `partition`, `offset` are required)."""
+
+    topics: list[str]
+    partitions: list[int]
+    offsets: list[int]
+    keys: pa.Array
+    values: pa.Array
+    timestamps: list[int | None]
+    headers: list[Headers]
+
+    @classmethod
+    def of(cls, batch: pa.RecordBatch) -> RecordChunk:
+        """The columns of an Arrow batch with Kafka columns."""
+        return cls(
+            _repeated_or_list(batch.column(batch.schema.get_field_index("topic"))),
+            _repeated_or_list(batch.column(batch.schema.get_field_index("partition"))),
+            batch.column(batch.schema.get_field_index("offset")).to_pylist(),
+            _binary(batch, "key"),
+            _binary(batch, "value"),
+            _timestamps(batch),
+            _headers(batch),
+        )
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def raw(self, row: int) -> RawRecord:
+        """Row `row` as a `RawRecord`."""
+        return RawRecord(
+            self.topics[row],
+            self.partitions[row],
+            self.offsets[row],
+            self.keys[row].as_py(),
+            self.values[row].as_py(),
+            self.timestamps[row],
+            self.headers[row],
+        )
+
+    def partitions_seen(self) -> set[TP]:
+        """The distinct `(topic, partition)` of the rows."""
+        return set(zip(self.topics, self.partitions, strict=True))
+
+    def topic_runs(self) -> Iterator[tuple[str, int, int]]:
+        """`(topic, start, stop)` for each run of rows of one topic."""
+        if not self.topics or self.topics.count(self.topics[0]) == len(self.topics):
+            if self.topics:
+                yield self.topics[0], 0, len(self.topics)
+            return
+        start = 0
+        for topic, run in itertools.groupby(self.topics):
+            size = sum(1 for _ in run)
+            yield topic, start, start + size
+            start += size
+
+    def next_offsets(self) -> dict[TP, int]:
+        """The offset after each partition's last row: what the rows consumed."""
+        seen = self.partitions_seen()
+        if len(seen) == 1:
+            return {seen.pop(): max(self.offsets) + 1}
+        consumed: dict[TP, int] = {}
+        rows = zip(zip(self.topics, self.partitions, strict=True), self.offsets, strict=True)
+        for tp, offset in rows:
+            if offset >= consumed.get(tp, -1):
+                consumed[tp] = offset + 1
+        return consumed
+
+    def select(self, rows: list[int]) -> RecordChunk:
+        """The chunk of the given rows only."""
+        taken = pa.array(rows, pa.int64())
+        return RecordChunk(
+            [self.topics[r] for r in rows],
+            [self.partitions[r] for r in rows],
+            [self.offsets[r] for r in rows],
+            self.keys.take(taken),
+            self.values.take(taken),
+            [self.timestamps[r] for r in rows],
+            [self.headers[r] for r in rows],
+        )
+
+
+def _slices(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[pa.RecordBatch]:
+    """The rows of `batches` in Arrow batches of `size` rows (the last may be smaller)."""
+    pending: list[pa.RecordBatch] = []
+    count = 0
+    for batch in batches:
+        if not batch.num_rows:
+            continue
+        pending.append(batch)
+        count += batch.num_rows
+        if count < size:
+            continue
+        joined = pending[0] if len(pending) == 1 else pa.concat_batches(pending)
+        whole = count - count % size
+        for start in range(0, whole, size):
+            yield joined.slice(start, size)
+        rest = joined.slice(whole)
+        pending, count = ([rest], rest.num_rows) if rest.num_rows else ([], 0)
+    if count:
+        yield pending[0] if len(pending) == 1 else pa.concat_batches(pending)
+
+
+def chunks(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[RecordChunk]:
+    """The rows of `batches` in chunks of at most `size` (a chunk may span batches)."""
+    for batch in _slices(batches, size):
+        yield RecordChunk.of(batch)
