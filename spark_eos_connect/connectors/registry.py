@@ -105,6 +105,7 @@ def in_packages(module_name: str, packages: Sequence[str]) -> bool:
 
 
 def _not_allowed(name: str, module_name: str, packages: Sequence[str]) -> ConnectorNotFoundError:
+    """The refusal of a class outside `packages`, naming the option and what to add to it."""
     top = module_name.split(".")[0]
     return ConnectorNotFoundError(
         f"Connector class {name!r} not found: only the known connectors "

@@ -43,10 +43,12 @@ def require_json(content_type: str | None) -> None:
 
 
 def _not_finite(text: str) -> float:
+    """Refuse ``NaN``/``Infinity``, which Python's parser takes but JSON has not."""
     raise ValueError(f"{text} is not a JSON number")
 
 
 def _finite_float(text: str) -> float:
+    """A JSON number as a float; one too large for a double (``1e999``) is refused."""
     value = float(text)
     if math.isinf(value):
         raise ValueError(f"the number {text[:40]} is out of range")

@@ -36,15 +36,11 @@ def max_request_bytes(value: str | int | None) -> int:
     return int(REST_CONFIG.parse(given)[MAX_REQUEST_BYTES])
 
 
-async def send_error(send: Send, status: int, message: str, **headers: str) -> None:
+async def send_error(send: Send, status: int, message: str) -> None:
     """Answer ``{"error_code": status, "message": message}`` (Connect's error body)."""
     body = json.dumps({"error_code": status, "message": message}).encode()
-    raw_headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode()),
-        *((name.encode(), value.encode()) for name, value in headers.items()),
-    ]
-    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
