@@ -345,6 +345,34 @@ def watermarks(consumer: Consumer, tp: TopicPartition, timeout_s: float) -> tupl
     return call_with_retries(request, f"watermarks of {tp.topic}[{tp.partition}]", timeout_s)
 
 
+OFFSETS_REQUEST_TIMEOUT_S = 2.0
+"""Time limit of one ListOffsets attempt: a request queued for a leader just lost waits out its
+whole limit, so a short one lets the retry reach the new leader soon after its election."""
+
+
+def listed_offsets(
+    admin: AdminClient,
+    requests: Mapping[TopicPartition, OffsetSpec],
+    isolation: IsolationLevel,
+    limit: float,
+) -> dict[tuple[str, int], int]:
+    """One ListOffsets request's answer as `{(topic, partition): offset}`.
+
+    For a partition whose leader was just lost the answer may be no offset at all (librdkafka's
+    -1001, no exception): read as an end, it would say the partition has nothing new, and a
+    stream would think itself idle or a reader at the end. That answer is raised as the
+    retriable LEADER_NOT_AVAILABLE, for `call_with_retries` to ask again (with fresh metadata).
+    """
+    futures = admin.list_offsets(dict(requests), isolation_level=isolation, request_timeout=limit)
+    offsets = {(tp.topic, tp.partition): future.result().offset for tp, future in futures.items()}
+    missing = sorted(tp for tp, offset in offsets.items() if offset < 0)
+    if missing:
+        raise KafkaException(
+            KafkaError(KafkaError.LEADER_NOT_AVAILABLE, f"no offset listed for {missing}")
+        )
+    return offsets
+
+
 def _high_watermarks(
     config: Mapping[str, Any], topics: Iterable[str], timeout_s: float
 ) -> dict[tuple[str, int], int]:
@@ -466,15 +494,14 @@ class TopicTail:
             requests = {
                 TopicPartition(self.topic, p): OffsetSpec.latest() for p in metadata.partitions
             }
-            futures = self._admin.list_offsets(
-                requests, isolation_level=isolation, request_timeout=limit
-            )
-            return {tp.partition: future.result().offset for tp, future in futures.items()}
+            offsets = listed_offsets(self._admin, requests, isolation, limit)
+            return {partition: offset for (_, partition), offset in offsets.items()}
 
         return call_with_retries(
             request,
             f"finding the end of topic {self.topic!r}",
             timeout_s,
+            OFFSETS_REQUEST_TIMEOUT_S,
             before_retry=self._renew_if_stale,
         )
 

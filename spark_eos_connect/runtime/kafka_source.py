@@ -39,9 +39,11 @@ from spark_eos_connect.api.config import ConfigDef, ConfigType, Range
 from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.kafka.clients import (
     NEXT_RECORD_WAIT_S,
+    OFFSETS_REQUEST_TIMEOUT_S,
     connected,
     is_unused_group_error,
     kafka_error_of,
+    listed_offsets,
     missing_acl,
     next_records,
 )
@@ -305,6 +307,21 @@ def plan_ranges(start: Mapping[TP, int], end: Mapping[TP, int]) -> list[OffsetRa
     return ranges
 
 
+def assign_ranges(
+    partitions: Sequence[TP], ranges: Sequence[OffsetRange], tasks: int
+) -> list[tuple[OffsetRange, ...]]:
+    """The ranges of `min(tasks, len(partitions))` sink tasks: the subscribed `partitions`,
+    sorted, dealt to the tasks in turn (Kafka's round-robin assignor), each task given the
+    ranges of its partitions (none when they have no records in the micro-batch). Task i
+    keeps the same partitions from one micro-batch to the next while they do not change."""
+    count = min(tasks, len(partitions))
+    owner = {tp: index % count for index, tp in enumerate(sorted(partitions))} if count else {}
+    assigned: list[list[OffsetRange]] = [[] for _ in range(count)]
+    for offsets in ranges:
+        assigned[owner[(offsets.topic, offsets.partition)]].append(offsets)
+    return [tuple(task) for task in assigned]
+
+
 # --- Kafka metadata and group offsets (driver) --------------------------------------------------
 
 
@@ -382,14 +399,15 @@ class KafkaMetadata:
         request = {KafkaTopicPartition(t, p): spec for t, p in tps}
 
         def listed(limit: float) -> dict[TP, int]:
-            futures = self.admin.list_offsets(
-                request, isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=limit
-            )
-            return {(tp.topic, tp.partition): f.result().offset for tp, f in futures.items()}
+            return listed_offsets(self.admin, request, IsolationLevel.READ_COMMITTED, limit)
 
         try:
             return call_with_retries(
-                listed, "listing offsets", self.timeout_s, before_retry=self._renew_if_stale
+                listed,
+                "listing offsets",
+                self.timeout_s,
+                OFFSETS_REQUEST_TIMEOUT_S,
+                before_retry=self._renew_if_stale,
             )
         except KafkaException as error:
             raise _failed(error, f"listing offsets of {sorted(tps)}") from None

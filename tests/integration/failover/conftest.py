@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -117,6 +118,15 @@ def wait_until(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
         time.sleep(0.1)
+
+
+def still_running(job: Any) -> bool:
+    """Whether the background `job` (tests/conftest.py's `BackgroundJob`) still runs; once it
+    has ended, the failure names its exit code and ends with its output."""
+    code = job.process.poll()
+    if code is None:
+        return True
+    raise AssertionError(f"the job ended (exit code {code}):\n{job.log.read_text()[-4000:]}")
 
 
 @pytest.fixture

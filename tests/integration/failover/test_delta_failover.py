@@ -15,13 +15,13 @@ import pytest
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic
 from spark_eos_connect.kafka.cluster import LocalKafkaCluster
 
-from .conftest import Failover, delta_commits, full_run, kill_plan, scaled
+from .conftest import Failover, delta_commits, full_run, kill_plan, scaled, still_running
 from .test_sink_failover import produce_numbered
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("failover")]
 
 RECORDS = scaled(12_000)
-PER_TRIGGER = 300  # a commit every second or so: the job runs 40 s a kill or more
+PER_TRIGGER = 150  # with a 500 ms trigger at most 300 records/s: 40 s a kill or more
 JOB_TIMEOUT_S = 600
 
 
@@ -60,7 +60,7 @@ def test_kafka_to_delta_rides_out_broker_kills(
     job = start_job("kafka_to_delta.py", *args)
 
     def running() -> bool:
-        return job.process.poll() is None
+        return still_running(job)
 
     for role in kill_plan("controller"):
         failover.kill_and_recover(role, topic, lambda: delta_commits(table), running)

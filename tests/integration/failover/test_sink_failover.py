@@ -17,12 +17,12 @@ from confluent_kafka import Producer
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic
 from spark_eos_connect.kafka.cluster import LocalKafkaCluster
 
-from .conftest import Failover, full_run, kill_plan, scaled
+from .conftest import Failover, full_run, kill_plan, scaled, still_running
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("failover")]
 
-RECORDS = scaled(12_000)
-PER_TRIGGER = 200  # with a 300 ms trigger the job reads for 40 s a kill or more
+RECORDS = scaled(8_000)
+PER_TRIGGER = 100  # with a 500 ms trigger at most 200 records/s: 40 s a kill or more
 JOB_TIMEOUT_S = 600
 
 
@@ -57,14 +57,14 @@ def test_sink_connector_rides_out_broker_kills(
     args = [
         *["--name", unique_name("failover-sink"), "--connector-class", "FileStreamSink"],
         *["--topics", topic, "--option", f"file={out}"],
-        *["--max-records-per-trigger", str(PER_TRIGGER), "--trigger-interval", "300 milliseconds"],
+        *["--max-records-per-trigger", str(PER_TRIGGER), "--trigger-interval", "500 milliseconds"],
         *["--bootstrap-servers", config["bootstrap.servers"], "--checkpoint", str(tmp_path / "ck")],
         *["--until-idle", "--timeout", str(JOB_TIMEOUT_S)],
     ]
     job = start_job("kafka_to_sink.py", *args)
 
     def running() -> bool:
-        return job.process.poll() is None
+        return still_running(job)
 
     for role in kill_plan("partition leader"):
         failover.kill_and_recover(role, topic, lambda: len(lines(out)), running)

@@ -18,7 +18,15 @@ from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic, read_to_end
 from spark_eos_connect.kafka.cluster import LocalKafkaCluster
 
-from .conftest import Failover, committed_records, full_run, kill_plan, scaled, wait_until
+from .conftest import (
+    Failover,
+    committed_records,
+    full_run,
+    kill_plan,
+    scaled,
+    still_running,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("failover")]
 
@@ -78,7 +86,7 @@ def test_exactly_once_source_rides_out_broker_kills(
     job = start_job("source_to_kafka.py", *args)
 
     def running() -> bool:
-        return job.process.poll() is None
+        return still_running(job)
 
     for role in kill_plan("transaction coordinator"):
         failover.kill_and_recover(role, topic, lambda: reported_commits(job.log), running)
