@@ -32,10 +32,11 @@ from spark_eos_connect.runtime.kafka_source import (
     KafkaMetadata,
     KafkaReaderConfig,
     OffsetRange,
+    assign_ranges,
     parse_reader_options,
     plan_end_offsets,
     plan_ranges,
-    read_range,
+    read_ranges,
 )
 from spark_eos_connect.runtime.sink_lifecycle import (
     SinkLifecycle,
@@ -56,12 +57,28 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class KafkaRangePartition(InputPartition):
-    """One topic partition's offset range of a micro-batch (driver → executor)."""
+    """The offset ranges one Spark task reads in a micro-batch (driver → executor): one
+    topic partition's, or a sink task's partitions' (`sink_tasks`)."""
 
-    range: OffsetRange
+    ranges: tuple[OffsetRange, ...]
     kafka: dict[str, str]
     poll_timeout_ms: int
     providers: ConfigProviders = field(default_factory=ConfigProviders)
+
+
+def sink_tasks(options: Mapping[str, Any]) -> int | None:
+    """`tasks.max` when the options name a (sink) `connector.class`, else None. A value that
+    is not a positive number is left to the writer to refuse (None here)."""
+    lowered = {str(k).lower(): v for k, v in options.items()}
+    if not lowered.get("connector.class"):
+        return None
+    raw = lowered.get("tasks.max", 1)
+    try:
+        tasks = int(str(raw).strip())
+    except ValueError:
+        log.warning("tasks.max=%r is no number: one Spark task per topic partition", raw)
+        return None
+    return tasks if tasks >= 1 else None
 
 
 class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
@@ -74,6 +91,7 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
         self._lifecycle: SinkLifecycle | None = None
         self._metadata: KafkaMetadata | None = None
         self._available_now: dict[TP, int] | None = None
+        self._sink_tasks = sink_tasks(options)
 
     def _kafka(self) -> KafkaMetadata:
         if self._metadata is None:
@@ -148,17 +166,24 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
         return encode_stream_offsets(StreamOffsets(self._latest()))
 
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
-        """Driver: one input partition per topic partition with records in the batch.
+        """Driver: one input partition per topic partition with records in the batch; for a
+        sink connector (`connector.class` given), one per sink task: `tasks.max`, at most one
+        per partition, the partitions dealt to them in turn (`assign_ranges`), so that Spark
+        task i runs the connector's task config i over its partitions, as Connect's task i.
 
         The batch starts at `start`, or at the start recorded in `end` after a rebase, so a
         replayed batch reads exactly the same ranges.
         """
         last = decode_stream_offsets(end)
         ranges = plan_ranges(batch_start(decode_stream_offsets(start), last), last.next)
+        if self._sink_tasks is None:
+            groups: list[tuple[OffsetRange, ...]] = [(r,) for r in ranges]
+        else:
+            groups = assign_ranges(sorted(last.next), ranges, self._sink_tasks)
         config = self.config
         return [
-            KafkaRangePartition(r, config.kafka, config.poll_timeout_ms, config.providers)
-            for r in ranges
+            KafkaRangePartition(group, config.kafka, config.poll_timeout_ms, config.providers)
+            for group in groups
         ]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
@@ -166,7 +191,7 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
         settle_heap()
         assert isinstance(partition, KafkaRangePartition)
         kafka = partition.providers.resolve(partition.kafka, prefix="kafka.")
-        yield from read_range(kafka, partition.range, partition.poll_timeout_ms)
+        yield from read_ranges(kafka, partition.ranges, partition.poll_timeout_ms)
 
     def commit(self, end: dict[str, Any]) -> None:
         """Driver: nothing; sinks commit offsets to the consumer group (or keep them)."""

@@ -106,3 +106,44 @@ class TopicFileSinkConnector(SinkConnector):
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         return [dict(self.props) for _ in range(max_tasks)]
+
+
+class TaskLogSinkTask(SinkTask):
+    """Logs `[task.id, call, partitions]` for `start`, `open` and `put` to `log.file`."""
+
+    def start(self, props: dict[str, str]) -> None:
+        self.log = Path(props["log.file"])
+        self.id = props["task.id"]
+        self._log("start", [])
+
+    def _log(self, call: str, partitions: Iterable[int]) -> None:
+        with self.log.open("a") as out:
+            out.write(json.dumps([self.id, call, sorted(partitions)]) + "\n")
+
+    def open(self, partitions: Iterable[TopicPartition]) -> None:
+        self._log("open", [p.partition for p in partitions])
+
+    def put(self, records: list[SinkRecord]) -> None:
+        self._log("put", {r.kafka_partition for r in records})
+
+    def stop(self) -> None:
+        pass
+
+
+class TaskLogSinkConnector(SinkConnector):
+    """`tasks.max` configs, each with its `task.id`."""
+
+    def config_def(self) -> ConfigDef:
+        return CONFIG
+
+    def start(self, props: dict[str, str]) -> None:
+        self.props = dict(props)
+
+    def stop(self) -> None:
+        pass
+
+    def task_class(self) -> type[SinkTask]:
+        return TaskLogSinkTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{**self.props, "task.id": str(i)} for i in range(max_tasks)]

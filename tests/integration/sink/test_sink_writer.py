@@ -69,6 +69,7 @@ def test_only_the_offsets_pre_commit_returns_are_committed(
     options = {
         "name": name,
         "connector.class": f"{test_connectors}.PartialCommitSinkConnector",
+        "tasks.max": "2",  # one task per partition
         "topics": topic,
         "log.file": str(log),
         "kafka.bootstrap.servers": bootstrap_servers,
@@ -83,6 +84,55 @@ def test_only_the_offsets_pre_commit_returns_are_committed(
     assert sorted(c[0] for c in calls) == sorted(["open", "put", "pre_commit", "close", "stop"] * 2)
     # pre_commit returned partition 0 two offsets back and nothing for partition 1
     assert group_offsets(name) == {(topic, 0): 1}
+
+
+@pytest.mark.parametrize("tasks_max", [1, 2, 6])
+def test_tasks_max_is_the_number_of_sink_tasks_partitions_dealt_across_them(
+    spark: Any,
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    produce: Callable[..., None],
+    group_offsets: Callable[[str], dict[tuple[str, int], int]],
+    run_available_now: Callable[..., Any],
+    unique_name: Callable[[str], str],
+    test_connectors: str,
+    tmp_path: Path,
+    tasks_max: int,
+) -> None:
+    topic = topic_factory("tasksmax", partitions=4)
+    produce(topic, [(p, None, f"r{p}-{i}".encode()) for p in range(4) for i in range(3)])
+    name = unique_name("tasksmax")
+    log = tmp_path / "calls.jsonl"
+    options = {
+        "name": name,
+        "connector.class": f"{test_connectors}.TaskLogSinkConnector",
+        "tasks.max": str(tasks_max),
+        "topics": topic,
+        "log.file": str(log),
+        "kafka.bootstrap.servers": bootstrap_servers,
+    }
+
+    query = run_available_now(sink_stream(spark, options), tmp_path / "ck")
+
+    assert query.exception() is None
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    started = sorted(task for task, call, _ in calls if call == "start")
+    opened: dict[str, list[int]] = {}
+    for task, call, partitions in calls:
+        if call == "open":
+            opened.setdefault(task, []).extend(partitions)
+    tasks = min(tasks_max, 4)
+    # one SinkTask per task config, each opened with its share of the partitions, in turn
+    assert started == [str(i) for i in range(tasks)]
+    assert {t: sorted(p) for t, p in opened.items()} == {
+        str(i): [p for p in range(4) if p % tasks == i] for i in range(tasks)
+    }
+    put: dict[str, set[int]] = {task: set() for task in opened}
+    for task, call, partitions in calls:
+        if call == "put":
+            put[task].update(partitions)
+    assert put == {task: set(partitions) for task, partitions in opened.items()}
+    assert group_offsets(name) == {(topic, p): 3 for p in range(4)}
 
 
 def test_failing_put_commits_nothing(

@@ -9,6 +9,7 @@ import pytest
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.runtime.kafka_source import (
     OffsetRange,
+    assign_ranges,
     offsets_from_json,
     offsets_to_json,
     parse_reader_options,
@@ -151,3 +152,33 @@ def test_topics_regex_matches_whole_names_and_skips_internal_topics() -> None:
 def test_bad_reader_options_say_what_is_wrong(options: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_reader_options(options)
+
+
+def test_sink_tasks_get_the_partitions_in_turn_with_their_ranges() -> None:
+    partitions = [("b", 0), ("a", 1), ("a", 0), ("b", 1)]
+    ranges = [OffsetRange("a", 0, 0, 5), OffsetRange("a", 1, 2, 3), OffsetRange("b", 1, 0, 1)]
+
+    tasks = assign_ranges(partitions, ranges, 2)
+
+    # sorted a-0, a-1, b-0, b-1 dealt to tasks 0, 1, 0, 1; b-0 has no records this batch
+    assert tasks == [
+        (OffsetRange("a", 0, 0, 5),),
+        (OffsetRange("a", 1, 2, 3), OffsetRange("b", 1, 0, 1)),
+    ]
+
+
+def test_sink_tasks_are_at_most_one_per_partition_and_may_have_nothing_to_read() -> None:
+    ranges = [OffsetRange("a", 1, 0, 2)]
+
+    assert assign_ranges([("a", 0), ("a", 1)], ranges, 8) == [(), (OffsetRange("a", 1, 0, 2),)]
+    assert assign_ranges([("a", 0), ("a", 1)], ranges, 1) == [(OffsetRange("a", 1, 0, 2),)]
+    assert assign_ranges([], [], 3) == []
+
+
+def test_sink_tasks_come_from_tasks_max_only_with_a_connector_class() -> None:
+    from spark_eos_connect.spark.kafka_stream import sink_tasks
+
+    assert sink_tasks({"topics": "t"}) is None
+    assert sink_tasks({"topics": "t", "connector.class": "FileStreamSink"}) == 1
+    assert sink_tasks({"connector.class": "FileStreamSink", "TASKS.MAX": "3"}) == 3
+    assert sink_tasks({"connector.class": "FileStreamSink", "tasks.max": "${env:N}"}) is None
