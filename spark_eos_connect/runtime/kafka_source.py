@@ -578,6 +578,11 @@ def _range_failed(
     return denied or EosConnectError(f"reading {offsets.topic}-{offsets.partition} failed: {error}")
 
 
+def _in(message: Message, offsets: OffsetRange) -> bool:
+    """Whether `message` is of the range's partition."""
+    return message.partition() == offsets.partition and message.topic() == offsets.topic
+
+
 def _records_of(
     kafka: Mapping[str, Any], offsets: OffsetRange, messages: list[Message]
 ) -> list[Message]:
@@ -592,6 +597,8 @@ def _records_of(
             elif error.code() != KafkaError._PARTITION_EOF and not is_unused_group_error(error):
                 raise _range_failed(kafka, offsets, error)
         messages = kept
+    if messages and not (_in(messages[0], offsets) and _in(messages[-1], offsets)):
+        messages = [m for m in messages if _in(m, offsets)]  # left from the previous range
     if messages and _offset(messages[-1]) >= offsets.end:
         cut = bisect.bisect_left(list(map(_offset, messages)), offsets.end)
         messages = messages[:cut]

@@ -13,6 +13,7 @@ from spark_eos_connect.runtime.kafka_source import (
     OffsetRange,
     parse_reader_options,
     read_range,
+    read_ranges,
 )
 
 pytestmark = pytest.mark.integration
@@ -44,6 +45,29 @@ def test_ranges_hold_only_committed_records_and_replay_identically(
     assert values(read_range(kafka_config, OffsetRange(topic, 0, 0, 1))) == [(0, b"c0")]
     assert values(read_range(kafka_config, OffsetRange(topic, 0, 1, 4))) == [(1, b"c1")]
     assert values(read_range(kafka_config, OffsetRange(topic, 0, 4, 7))) == [(6, b"c2")]
+
+
+def test_one_consumer_reads_several_ranges_each_with_its_own_records(
+    kafka_config: dict[str, Any],
+    topic_factory: Callable[..., str],
+    produce: Callable[..., None],
+) -> None:
+    topic = topic_factory("several", partitions=2)
+    produce(topic, [(p, None, f"p{p}-{i}".encode()) for p in (0, 1) for i in range(500)])
+    # ranges ending before their partition's end: the consumer fetches past them
+    ranges = [
+        OffsetRange(topic, 1, 10, 20),
+        OffsetRange(topic, 0, 5, 300),
+        OffsetRange(topic, 1, 0, 3),
+    ]
+
+    batches = list(read_ranges(kafka_config, ranges, batch_rows=7))
+
+    rows = [row for batch in batches for row in batch.to_pylist()]
+    expected = [(r.partition, o) for r in ranges for o in range(r.start, r.end)]
+    assert [(row["partition"], row["offset"]) for row in rows] == expected
+    assert all(row["value"] == f"p{row['partition']}-{row['offset']}".encode() for row in rows)
+    assert all(len(set(batch.column("partition").to_pylist())) == 1 for batch in batches)
 
 
 def test_open_transactions_stay_out_of_planned_ranges(
