@@ -98,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     arm_driver_group()
     arm_drain_file()  # before Spark starts: SIGTERM then stops between two micro-batches
-    plan = plan_job_session(f"kafka_to_sink-{args.name}", args.master, options_dict(args.conf))
+    plan = plan_job_session(
+        f"kafka_to_sink-{args.name}", args.master, options_dict(args.conf), delta=False
+    )
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
         options = connector_options(args, bootstrap)
         check_kafka_login(options)

@@ -100,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     arm_driver_group()
     arm_drain_file()
-    plan = plan_job_session(f"source_to_kafka-{args.name}", args.master, options_dict(args.conf))
+    plan = plan_job_session(
+        f"source_to_kafka-{args.name}", args.master, options_dict(args.conf), delta=False
+    )
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
         kafka = {"kafka.bootstrap.servers": bootstrap, **options_dict(args.kafka, "kafka.")}
         options = {

@@ -80,11 +80,12 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def plan_job_session(
-    app_name: str, master: str | None, extra: dict[str, str] | None = None
+    app_name: str, master: str | None, extra: dict[str, str] | None = None, delta: bool = True
 ) -> SessionPlan:
     """The job's session plan (see `spark_eos_connect.spark.session`), announced on stdout with
-    whatever of the configuration could not be applied."""
-    plan = current_plan(app_name, extra=extra, master=master)
+    whatever of the configuration could not be applied; `delta=False` for a job that needs
+    neither Delta nor Spark's Kafka source (faster start-up)."""
+    plan = current_plan(app_name, extra=extra, master=master, delta=delta)
     print(plan.describe(), flush=True)
     for note in plan.notes:
         print(f"note: {note}", flush=True)

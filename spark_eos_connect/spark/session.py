@@ -181,12 +181,16 @@ def plan_session(
     active_master: str | None = None,
     env: Mapping[str, str] | None = None,
     delta_jars: Callable[[], list[str]] = lambda: [],
+    delta: bool = True,
 ) -> SessionPlan:
     """Decide the session (pure: every input is an argument).
 
     `submitted`: spark-submit's configuration when it started this driver; `active_master`:
     the master of a running SparkContext; `delta_jars`: local paths of Delta's jars (and of
-    Spark's Kafka source, which travel with them), called only when they must be added.
+    Spark's Kafka source, which travel with them), called only when they must be added;
+    `delta=False`: a session that needs neither (a source job): they are not added, which
+    saves the JVM loading them and Delta's extension at start-up, and Delta is on only when
+    `spark.jars` already holds it.
     """
     extra = dict(extra or {})
     conf_master = extra.pop("spark.master", None)
@@ -217,11 +221,13 @@ def plan_session(
     if has_delta_jar(jars):
         conf.update(DELTA_SESSION_CONF)
     elif submitted is not None:
-        notes.append(
-            "Delta's jars are not on the driver's classpath (spark-submit started it without "
-            "them): Delta Lake is off; pass them with spark-submit --jars for Delta jobs"
-        )
-    else:
+        if delta:
+            notes.append(
+                "Delta's jars are not on the driver's classpath (spark-submit started it "
+                "without them): Delta Lake is off; pass them with spark-submit --jars for "
+                "Delta jobs"
+            )
+    elif delta:
         conf["spark.jars"] = ",".join(j for j in [*jars.split(","), *delta_jars()] if j)
         extra.pop("spark.jars", None)  # merged above
         conf.update(DELTA_SESSION_CONF)
@@ -270,6 +276,7 @@ def current_plan(
     cores: int = 2,
     extra: Mapping[str, str] | None = None,
     master: str | None = None,
+    delta: bool = True,
 ) -> SessionPlan:
     """`plan_session` for this process: its environment, spark-submit, a running session."""
     return plan_session(
@@ -281,6 +288,7 @@ def current_plan(
         active_master=_active_master(),
         env=os.environ,
         delta_jars=_delta_jar_paths,
+        delta=delta,
     )
 
 

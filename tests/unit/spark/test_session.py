@@ -254,3 +254,19 @@ def test_quiet_logging_joins_the_drivers_java_options() -> None:
     assert flag == LOG4J_CONFIG_FLAG
     assert uri.startswith("file:/") and uri.endswith("/jvm/log4j2-spark.properties")
     assert conf["spark.app.name"] == "j"
+
+
+def test_a_job_without_delta_gets_no_delta_jars_unless_it_gives_them() -> None:
+    plain = plan_session("app", env={}, delta_jars=no_jars, delta=False)
+    assert "spark.jars" not in plain.conf and "spark.sql.extensions" not in plain.conf
+
+    mine = plan_session(
+        "app", extra={"spark.jars": "/x/mine.jar"}, env={}, delta_jars=no_jars, delta=False
+    )
+    assert mine.conf["spark.jars"] == "/x/mine.jar" and "spark.sql.extensions" not in mine.conf
+
+    given = plan_session("app", extra={"spark.jars": ",".join(jars())}, env={}, delta=False)
+    assert given.conf["spark.sql.extensions"] == DELTA_SESSION_CONF["spark.sql.extensions"]
+
+    submitted = plan_session("app", submitted={"spark.master": "local[*]"}, env={}, delta=False)
+    assert submitted.notes == () and "spark.sql.extensions" not in submitted.conf
