@@ -188,9 +188,10 @@ def plan_session(
     `submitted`: spark-submit's configuration when it started this driver; `active_master`:
     the master of a running SparkContext; `delta_jars`: local paths of Delta's jars (and of
     Spark's Kafka source, which travel with them), called only when they must be added;
-    `delta=False`: a session that needs neither (a source job): they are not added, which
-    saves the JVM loading them and Delta's extension at start-up, and Delta is on only when
-    `spark.jars` already holds it.
+    `delta=False`: a session that needs neither (a source job): the plan does not add them,
+    and Delta is on only when `spark.jars` already holds it. Spark's own defaults still apply:
+    the `spark-defaults.conf` that `make setup` writes into pyspark's `conf/` puts Delta (jars,
+    extension, catalog) on every session it starts, this one included.
     """
     extra = dict(extra or {})
     conf_master = extra.pop("spark.master", None)
