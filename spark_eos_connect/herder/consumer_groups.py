@@ -7,7 +7,7 @@ consumer-group helpers.)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException
@@ -20,6 +20,7 @@ from spark_eos_connect.kafka.clients import (
     admin_client,
     missing_acl,
 )
+from spark_eos_connect.kafka.retry import call_with_retries
 
 
 def sink_group_id(connector: str) -> str:
@@ -49,19 +50,29 @@ def _refuse_unknown_partitions(connector: str, refused: list[KafkaTopicPartition
 class ConsumerGroups:
     """Admin operations on consumer groups of the cluster reached through `kafka`."""
 
-    def __init__(self, kafka: Mapping[str, Any], timeout_s: float = 30.0) -> None:
+    def __init__(
+        self, kafka: Mapping[str, Any], timeout_s: float = 30.0, admin: Any = None
+    ) -> None:
+        """`admin`: the AdminClient to use (one for `kafka` by default)."""
         self._kafka = dict(kafka)  # to name the principal when an ACL is missing
-        self._admin = admin_client(kafka)
+        self._admin = admin if admin is not None else admin_client(kafka)
         self._timeout_s = timeout_s
+
+    def _ask(self, send: Callable[[float], Any], what: str) -> Any:
+        """The result of the request `send(time_limit)` returns the future of, retried while it
+        fails for a passing reason (a group coordinator moving or loading) up to the timeout."""
+        return call_with_retries(lambda limit: send(limit).result(), what, self._timeout_s)
 
     def committed(self, group: str) -> dict[TopicPartition, int]:
         """The group's committed offsets (empty when the group does not exist)."""
         request = [ConsumerGroupTopicPartitions(group)]
-        future = self._admin.list_consumer_group_offsets(request, request_timeout=self._timeout_s)[
-            group
-        ]
         try:
-            result = future.result(timeout=self._timeout_s)
+            result = self._ask(
+                lambda limit: self._admin.list_consumer_group_offsets(
+                    request, request_timeout=limit
+                )[group],
+                f"listing the offsets of consumer group {group}",
+            )
         except KafkaException as exc:
             if _code(exc) in (KafkaError.GROUP_ID_NOT_FOUND, KafkaError._UNKNOWN_GROUP):
                 return {}
@@ -76,11 +87,13 @@ class ConsumerGroups:
 
     def active_members(self, group: str) -> int:
         """How many members the group has now (0 when it is empty or does not exist)."""
-        future = self._admin.describe_consumer_groups([group], request_timeout=self._timeout_s)[
-            group
-        ]
         try:
-            description = future.result(timeout=self._timeout_s)
+            description = self._ask(
+                lambda limit: self._admin.describe_consumer_groups([group], request_timeout=limit)[
+                    group
+                ],
+                f"describing consumer group {group}",
+            )
         except KafkaException as exc:
             if _code(exc) in (KafkaError.GROUP_ID_NOT_FOUND, KafkaError._UNKNOWN_GROUP):
                 return 0
@@ -101,11 +114,13 @@ class ConsumerGroups:
                 ],
             )
         ]
-        future = self._admin.alter_consumer_group_offsets(request, request_timeout=self._timeout_s)[
-            group
-        ]
         try:
-            result = future.result(timeout=self._timeout_s)
+            result = self._ask(
+                lambda limit: self._admin.alter_consumer_group_offsets(
+                    request, request_timeout=limit
+                )[group],
+                f"altering the offsets of consumer group {group}",
+            )
         except KafkaException as exc:
             if _code(exc) in (KafkaError.UNKNOWN_MEMBER_ID, KafkaError.GROUP_SUBSCRIBED_TO_TOPIC):
                 raise self._busy(connector, group, "altered") from exc
@@ -139,9 +154,13 @@ class ConsumerGroups:
         """Delete the group (idempotent); refused (400) while it has active members; without
         Delete on the group the error names the ACL."""
         self.require_inactive(connector, group, "reset")
-        future = self._admin.delete_consumer_groups([group], request_timeout=self._timeout_s)[group]
         try:
-            future.result(timeout=self._timeout_s)
+            self._ask(
+                lambda limit: self._admin.delete_consumer_groups([group], request_timeout=limit)[
+                    group
+                ],
+                f"deleting consumer group {group}",
+            )
         except KafkaException as exc:
             code = _code(exc)
             if code in (KafkaError.GROUP_ID_NOT_FOUND, KafkaError._UNKNOWN_GROUP):
