@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -128,9 +129,10 @@ class RecordChunk:
             self.headers[row],
         )
 
-    def partitions_seen(self) -> set[TP]:
+    @cached_property
+    def partitions_seen(self) -> frozenset[TP]:
         """The distinct `(topic, partition)` of the rows."""
-        return set(zip(self.topics, self.partitions, strict=True))
+        return frozenset(zip(self.topics, self.partitions, strict=True))
 
     def topic_runs(self) -> Iterator[tuple[str, int, int]]:
         """`(topic, start, stop)` for each run of rows of one topic."""
@@ -146,9 +148,9 @@ class RecordChunk:
 
     def next_offsets(self) -> dict[TP, int]:
         """The offset after each partition's last row: what the rows consumed."""
-        seen = self.partitions_seen()
-        if len(seen) == 1:
-            return {seen.pop(): max(self.offsets) + 1}
+        if len(self.partitions_seen) == 1:
+            (tp,) = self.partitions_seen
+            return {tp: max(self.offsets) + 1}
         consumed: dict[TP, int] = {}
         rows = zip(zip(self.topics, self.partitions, strict=True), self.offsets, strict=True)
         for tp, offset in rows:

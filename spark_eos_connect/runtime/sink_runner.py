@@ -10,7 +10,9 @@ Converters (`key.converter`, `value.converter`, `header.converter`, from
 header values; then the connector's `transforms` chain (with `predicates`) runs on each record
 before `put`, as in Connect's WorkerSinkTask: a record a stage filters out is not put, but its
 offset counts as consumed; a failing stage is a `TRANSFORMATION` failure. Records that fail are
-handled by `errors.tolerance` (see `errors_dlq`). `sink_config_problems` lists every problem of
+handled by `errors.tolerance` (see `errors_dlq`). The rows arrive as columns (`sink_rows`):
+converters convert a whole column at once (`Converter.to_connect_column`), record by record
+only to find the records of a column that failed. `sink_config_problems` lists every problem of
 the writer's options (framework, converters, transforms, predicates, `errors.*`) by option.
 """
 
@@ -656,7 +658,7 @@ class _SinkTaskRun:
         )
 
     def _open_new(self, rows: RecordChunk) -> None:
-        new = rows.partitions_seen() - self.assigned
+        new = rows.partitions_seen - self.assigned
         if not new:
             return
         self.assigned |= new
