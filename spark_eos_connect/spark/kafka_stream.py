@@ -66,11 +66,26 @@ class KafkaRangePartition(InputPartition):
     providers: ConfigProviders = field(default_factory=ConfigProviders)
 
 
+def runs_sink_tasks(connector_class: str) -> bool:
+    """Whether the connector's rows go to its `SinkTask`s through the `eosconnect` writer
+    (not DeltaSink's `foreachBatch`, nor a class that does not resolve)."""
+    from spark_eos_connect.connectors.registry import resolve_connector_class
+    from spark_eos_connect.errors import EosConnectError
+    from spark_eos_connect.spark.sink_writer import FOREACH_BATCH_HINT
+
+    try:
+        cls = resolve_connector_class(connector_class)
+    except EosConnectError:
+        return False
+    return not getattr(cls, FOREACH_BATCH_HINT, None)
+
+
 def sink_tasks(options: Mapping[str, Any]) -> int | None:
-    """`tasks.max` when the options name a (sink) `connector.class`, else None. A value that
-    is not a positive number is left to the writer to refuse (None here)."""
+    """`tasks.max` when the options name a sink `connector.class` run by `SinkTask`s, else
+    None. A value that is not a positive number is left to the writer to refuse (None)."""
     lowered = {str(k).lower(): v for k, v in options.items()}
-    if not lowered.get("connector.class"):
+    connector = lowered.get("connector.class")
+    if not connector or not runs_sink_tasks(str(connector)):
         return None
     raw = lowered.get("tasks.max", 1)
     try:

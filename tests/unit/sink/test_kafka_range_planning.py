@@ -182,3 +182,6 @@ def test_sink_tasks_come_from_tasks_max_only_with_a_connector_class() -> None:
     assert sink_tasks({"topics": "t", "connector.class": "FileStreamSink"}) == 1
     assert sink_tasks({"connector.class": "FileStreamSink", "TASKS.MAX": "3"}) == 3
     assert sink_tasks({"connector.class": "FileStreamSink", "tasks.max": "${env:N}"}) is None
+    # DeltaSink runs through foreachBatch on the driver: no sink tasks to plan for
+    assert sink_tasks({"connector.class": "DeltaSink", "tasks.max": "1"}) is None
+    assert sink_tasks({"connector.class": "no.such.Connector"}) is None
