@@ -56,11 +56,12 @@ def _binary(batch: pa.RecordBatch, name: str) -> pa.Array:
     return column.cast(pa.binary())
 
 
-def _repeated_or_list(column: pa.Array) -> list:
-    """The column's values; one Python object repeated when they are all the same."""
+def _repeated_or_list(column: pa.Array) -> tuple[list, bool]:
+    """The column's values, and whether they are all one value (then one Python object
+    repeated)."""
     if len(column) and column.null_count == 0 and len(pc.unique(column)) == 1:
-        return [column[0].as_py()] * len(column)
-    return column.to_pylist()
+        return [column[0].as_py()] * len(column), True
+    return column.to_pylist(), False
 
 
 def _timestamps(batch: pa.RecordBatch) -> list[int | None]:
@@ -100,18 +101,50 @@ class RecordChunk:
     values: pa.Array
     timestamps: list[int | None]
     headers: list[Headers]
+    single: TP | None = None
+    """The one `(topic, partition)` of every row, when known (a batch of the Kafka reader)."""
 
     @classmethod
     def of(cls, batch: pa.RecordBatch) -> RecordChunk:
         """The columns of an Arrow batch with Kafka columns."""
+        topics, one_topic = _repeated_or_list(batch.column(batch.schema.get_field_index("topic")))
+        column = batch.column(batch.schema.get_field_index("partition"))
+        partitions, one_partition = _repeated_or_list(column)
         return cls(
-            _repeated_or_list(batch.column(batch.schema.get_field_index("topic"))),
-            _repeated_or_list(batch.column(batch.schema.get_field_index("partition"))),
+            topics,
+            partitions,
             batch.column(batch.schema.get_field_index("offset")).to_pylist(),
             _binary(batch, "key"),
             _binary(batch, "value"),
             _timestamps(batch),
             _headers(batch),
+            (topics[0], partitions[0]) if one_topic and one_partition else None,
+        )
+
+    def part(self, start: int, stop: int) -> RecordChunk:
+        """Rows `start` to `stop` (the lists copied, the Arrow arrays sliced)."""
+        return RecordChunk(
+            self.topics[start:stop],
+            self.partitions[start:stop],
+            self.offsets[start:stop],
+            self.keys.slice(start, stop - start),
+            self.values.slice(start, stop - start),
+            self.timestamps[start:stop],
+            self.headers[start:stop],
+            self.single,
+        )
+
+    def joined(self, other: RecordChunk) -> RecordChunk:
+        """These rows, then `other`'s."""
+        return RecordChunk(
+            self.topics + other.topics,
+            self.partitions + other.partitions,
+            self.offsets + other.offsets,
+            pa.concat_arrays([self.keys, other.keys]),
+            pa.concat_arrays([self.values, other.values]),
+            self.timestamps + other.timestamps,
+            self.headers + other.headers,
+            self.single if self.single == other.single else None,
         )
 
     def __len__(self) -> int:
@@ -132,6 +165,8 @@ class RecordChunk:
     @cached_property
     def partitions_seen(self) -> frozenset[TP]:
         """The distinct `(topic, partition)` of the rows."""
+        if self.single is not None:
+            return frozenset((self.single,))
         return frozenset(zip(self.topics, self.partitions, strict=True))
 
     def topic_runs(self) -> Iterator[tuple[str, int, int]]:
@@ -172,28 +207,20 @@ class RecordChunk:
         )
 
 
-def _slices(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[pa.RecordBatch]:
-    """The rows of `batches` in Arrow batches of `size` rows (the last may be smaller)."""
-    pending: list[pa.RecordBatch] = []
-    count = 0
+def chunks(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[RecordChunk]:
+    """The rows of `batches` in chunks of `size` (the last may be smaller; a chunk may span
+    batches). Each batch's columns are taken once, then cut into chunks."""
+    rest: RecordChunk | None = None
     for batch in batches:
         if not batch.num_rows:
             continue
-        pending.append(batch)
-        count += batch.num_rows
-        if count < size:
-            continue
-        joined = pending[0] if len(pending) == 1 else pa.concat_batches(pending)
-        whole = count - count % size
+        rows = RecordChunk.of(batch)
+        if rest is not None:
+            rows, rest = rest.joined(rows), None
+        whole = len(rows) - len(rows) % size
         for start in range(0, whole, size):
-            yield joined.slice(start, size)
-        rest = joined.slice(whole)
-        pending, count = ([rest], rest.num_rows) if rest.num_rows else ([], 0)
-    if count:
-        yield pending[0] if len(pending) == 1 else pa.concat_batches(pending)
-
-
-def chunks(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[RecordChunk]:
-    """The rows of `batches` in chunks of at most `size` (a chunk may span batches)."""
-    for batch in _slices(batches, size):
-        yield RecordChunk.of(batch)
+            yield rows.part(start, start + size)
+        if whole < len(rows):
+            rest = rows.part(whole, len(rows))
+    if rest is not None:
+        yield rest
