@@ -47,6 +47,11 @@ from spark_eos_connect.kafka.clients import (
     missing_acl,
     next_records,
 )
+from spark_eos_connect.kafka.group_offsets import (
+    OutsiderFactory,
+    commit_group_offsets,
+    outsider_consumer,
+)
 from spark_eos_connect.kafka.retry import call_with_retries, needs_new_metadata
 from spark_eos_connect.runtime.config_references import ConfigProviders
 from spark_eos_connect.runtime.framework_config import split_options
@@ -339,12 +344,21 @@ def _error_code(error: KafkaException) -> Any:
 
 
 class KafkaMetadata:
-    """Driver: partitions, watermarks and consumer group offsets through one AdminClient."""
+    """Driver: partitions, watermarks and consumer group offsets through one AdminClient; the
+    group commits through consumers outside the group."""
 
-    def __init__(self, kafka: Mapping[str, Any], timeout_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        kafka: Mapping[str, Any],
+        timeout_s: float = 30.0,
+        outsider: OutsiderFactory = outsider_consumer,
+    ) -> None:
+        """`outsider` makes the consumers that commit a group's offsets
+        (`kafka.group_offsets`)."""
         self.timeout_s = timeout_s
         self.kafka = dict(kafka)
         self.admin = AdminClient(self.kafka)
+        self._outsider = outsider
 
     def _renew_if_stale(self, error: KafkaError | None) -> None:
         """A new admin client, with fresh metadata, when `error` says the cached is old."""
@@ -424,7 +438,11 @@ class KafkaMetadata:
         """The consumer group's committed offsets (next offset to read), `{}` if none (also
         when the group does not exist, e.g. after its offsets were reset). Retried while the
         group's coordinator is not ready (a fresh broker loading its offsets topic), up to the
-        client timeout."""
+        client timeout.
+
+        Read once when a query starts, with the Admin API: unlike a consumer's OffsetFetch
+        (which only times out), it names a missing Read on the group at once. The commits after
+        every micro-batch go through a consumer (`commit_group_offsets`)."""
 
         def listed_offsets(limit: float) -> Any:
             futures = self.admin.list_consumer_group_offsets(
@@ -455,26 +473,13 @@ class KafkaMetadata:
 
         A partition the broker refuses fails the commit (the request as a whole may succeed
         with per-partition errors, e.g. Describe but not Read on the group)."""
-        if not offsets:
-            return
-        partitions = [KafkaTopicPartition(t, p, int(o)) for (t, p), o in sorted(offsets.items())]
-
-        def altered(limit: float) -> Any:
-            futures = self.admin.alter_consumer_group_offsets(
-                [ConsumerGroupTopicPartitions(group, partitions)], request_timeout=limit
-            )
-            return futures[group].result()
-
         try:
-            result = call_with_retries(
-                altered,
-                f"committing offsets to consumer group {group}",
-                self.timeout_s,
-                before_retry=self._renew_if_stale,
+            answer = commit_group_offsets(
+                self.kafka, group, offsets, self.timeout_s, self._outsider
             )
         except KafkaException as error:
             raise self._commit_failed(group, error, str(error)) from None
-        refused = [tp for tp in result.topic_partitions or [] if tp.error is not None]
+        refused = [tp for tp in answer if tp.error is not None]
         if refused:
             detail = "; ".join(f"{tp.topic}-{tp.partition}: {tp.error}" for tp in refused)
             raise self._commit_failed(group, refused[0].error, detail, refused[0].topic)

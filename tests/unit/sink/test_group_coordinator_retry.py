@@ -1,8 +1,11 @@
-"""`KafkaMetadata.group_offsets` while the group coordinator is not ready (a fresh broker still
-loading its offsets topic) or moving: retried within the client timeout (`kafka.retry`)."""
+"""`KafkaMetadata`'s consumer-group offsets while the group coordinator is not ready (a fresh
+broker still loading its offsets topic) or moving: retried within the client timeout
+(`kafka.retry`); read through the Admin API, committed through a consumer outside the group
+(`kafka.group_offsets`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from concurrent.futures import Future
 from typing import Any
 
@@ -11,6 +14,8 @@ from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
 from spark_eos_connect.kafka.clients import KafkaAuthorizationError
 from spark_eos_connect.runtime.kafka_source import KafkaMetadata
+
+KAFKA = {"bootstrap.servers": "127.0.0.1:1", "sasl.username": "u"}
 
 
 class FakeAdmin:
@@ -32,10 +37,32 @@ class FakeAdmin:
         return {group: future}
 
 
+class ScriptedOutsider:
+    """A group's outsider consumer whose commits fail with `errors` in turn, then succeed."""
+
+    def __init__(self, errors: list[int]) -> None:
+        self.errors = list(errors)
+        self.requests = 0
+        self.groups: list[str] = []
+        self.closed = 0
+
+    def __call__(self, kafka: Mapping[str, Any], group: str) -> ScriptedOutsider:
+        self.groups.append(group)
+        return self
+
+    def commit(self, offsets: list[TopicPartition], asynchronous: bool) -> Any:
+        assert not asynchronous
+        self.requests += 1
+        if self.errors:
+            raise KafkaException(KafkaError(self.errors.pop(0)))
+        return offsets
+
+    def close(self) -> None:
+        self.closed += 1
+
+
 def metadata_with(admin: FakeAdmin) -> KafkaMetadata:
-    metadata = KafkaMetadata(
-        {"bootstrap.servers": "127.0.0.1:1", "sasl.username": "u"}, timeout_s=30
-    )
+    metadata = KafkaMetadata(KAFKA, timeout_s=30)
     metadata.admin = admin  # type: ignore[assignment]
     return metadata
 
@@ -58,3 +85,25 @@ def test_group_offsets_still_names_a_missing_acl_at_once() -> None:
 
     assert "it needs Read on Group 'connect-x'" in str(denied.value)
     assert admin.requests == 1
+
+
+def test_a_commit_goes_through_a_consumer_of_the_group_and_retries_a_moving_coordinator() -> None:
+    outsider = ScriptedOutsider(
+        [KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_LOAD_IN_PROGRESS]
+    )
+
+    KafkaMetadata(KAFKA, timeout_s=30, outsider=outsider).commit_group_offsets(
+        "connect-x", {("t", 0): 7}
+    )
+
+    assert outsider.requests == 3 and outsider.groups == ["connect-x"] and outsider.closed == 1
+
+
+def test_a_commit_refused_for_an_active_member_says_so() -> None:
+    outsider = ScriptedOutsider([KafkaError.UNKNOWN_MEMBER_ID])
+
+    with pytest.raises(Exception, match="a group with active members"):
+        KafkaMetadata(KAFKA, timeout_s=30, outsider=outsider).commit_group_offsets(
+            "connect-x", {("t", 0): 7}
+        )
+    assert outsider.closed == 1
