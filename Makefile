@@ -30,7 +30,7 @@ demo: setup ## start a local broker and run the demo job end to end
 TEST_WORKERS ?= 2
 
 test: setup ## unit and integration tests against a real local broker, Spark cluster and Delta
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 test-cluster: setup ## only the tests on the Spark standalone cluster (master + two workers)
 	$(PY) -m pytest -m cluster tests/integration/cluster

@@ -14,6 +14,7 @@ embedded local broker for the run. Each micro-batch prints one line.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from spark_eos_connect.runtime.faults import arm_driver_group
@@ -109,3 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query))
         spark.stop()
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
