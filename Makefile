@@ -17,7 +17,7 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 	touch $@
 
 $(EOSCONNECT_JARS_DIR)/.fetched: $(VENV)/.installed $(wildcard spark_eos_connect/jvm/*-pom.xml)
-	$(PY) -m spark_eos_connect.jars
+	$(PY) -m spark_eos_connect.jvm.jars
 	touch $@
 
 setup: $(VENV)/.installed $(EOSCONNECT_JARS_DIR)/.fetched ## venv, Python packages, Kafka and Delta jars (idempotent)
@@ -61,7 +61,7 @@ dist: setup ## build the wheel and the sdist into dist/ (PEP 517: python -m buil
 	$(PY) -m build --outdir dist .
 
 docs: setup ## regenerate the README's options reference from the config definitions
-	$(PY) -m spark_eos_connect.docs --write README.md
+	$(PY) -m spark_eos_connect.apps.docs --write README.md
 
 clean: ## remove the venv, jar cache and build leftovers
 	rm -rf $(VENV) $(EOSCONNECT_JARS_DIR) dist build .mypy_cache .ruff_cache .pytest_cache *.egg-info spark-warehouse metastore_db derby.log .demo

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from spark_eos_connect.bench.cli import main
+from spark_eos_connect.apps.bench.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

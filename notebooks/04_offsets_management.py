@@ -104,7 +104,7 @@ port = free_port()
 log_path = f"{work}/rest.log"
 with open(log_path, "w") as log:
     server = subprocess.Popen(
-        [sys.executable, "-m", "spark_eos_connect.cli", "rest"]
+        [sys.executable, "-m", "spark_eos_connect.apps.cli", "rest"]
         + ["--bootstrap-servers", bootstrap_servers, "--port", str(port)],
         stdout=log,
         stderr=subprocess.STDOUT,

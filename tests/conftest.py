@@ -175,11 +175,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="session")
 def load_job() -> Callable[[str], ModuleType]:
-    """The module behind `jobs/<script>`: `spark_eos_connect.jobs.<name>` (the script is a thin
+    """The module behind `jobs/<script>`: `spark_eos_connect.apps.jobs.<name>` (the script is a thin
     wrapper around it)."""
 
     def load(script: str) -> ModuleType:
-        return importlib.import_module(f"spark_eos_connect.jobs.{Path(script).stem}")
+        return importlib.import_module(f"spark_eos_connect.apps.jobs.{Path(script).stem}")
 
     return load
 

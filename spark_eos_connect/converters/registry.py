@@ -48,7 +48,7 @@ for _java_name, _cls in CONVERTERS.items():
     _ALIASES[f"{_cls.__module__}.{_cls.__qualname__}"] = _cls
 for _short in ("ByteArrayConverter", "StringConverter", "JsonConverter"):
     # the names the sink runner's own converters answered to before this package
-    _ALIASES[f"spark_eos_connect.runtime.sink_runner.{_short}"] = _ALIASES[_short]
+    _ALIASES[f"spark_eos_connect.sink.runner.{_short}"] = _ALIASES[_short]
 
 
 def known_converters() -> list[str]:

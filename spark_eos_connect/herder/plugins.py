@@ -15,7 +15,9 @@ from typing import Any
 
 from spark_eos_connect.api.config import ConfigDef, ConfigKey, ConfigType, ConfigValueReport
 from spark_eos_connect.api.connector import Connector
-from spark_eos_connect.connectors.registry import (
+from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.herder.errors import BadRequestError
+from spark_eos_connect.plugins.connectors import (
     PLUGIN_PACKAGES,
     connector_type,
     is_dotted_path,
@@ -23,8 +25,6 @@ from spark_eos_connect.connectors.registry import (
     resolve_connector_class,
     resolve_plugin_class,
 )
-from spark_eos_connect.errors import ConfigError, EosConnectError
-from spark_eos_connect.herder.errors import BadRequestError
 from spark_eos_connect.runtime.framework_config import CONNECTOR_FRAMEWORK_CONFIG
 
 log = logging.getLogger(__name__)

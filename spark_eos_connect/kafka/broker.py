@@ -26,9 +26,9 @@ from types import TracebackType
 from typing import Any
 
 from spark_eos_connect.errors import SetupError
-from spark_eos_connect.jars import ensure_jars
+from spark_eos_connect.jvm.jars import ensure_jars
+from spark_eos_connect.jvm.processes import terminate
 from spark_eos_connect.kafka import security as sec
-from spark_eos_connect.processes import terminate
 
 HOST = "127.0.0.1"
 

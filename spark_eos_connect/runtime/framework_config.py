@@ -36,12 +36,12 @@ from spark_eos_connect.runtime.connect_options import (
     restore_alias_case,
 )
 from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
-from spark_eos_connect.runtime.source_conversion import (
+from spark_eos_connect.source.conversion import (
     CONVERTER_OPTIONS,
     conversion_option_names,
     parse_record_conversion,
 )
-from spark_eos_connect.runtime.source_plan import RecordConversion
+from spark_eos_connect.source.plan import RecordConversion
 
 KAFKA_PREFIX = "kafka."
 REPLICATION_DOC = (

@@ -20,8 +20,8 @@ from pyspark.sql.types import StructType
 
 from spark_eos_connect import DATA_SOURCE_NAME
 from spark_eos_connect.errors import EosConnectError
-from spark_eos_connect.runtime.kafka_source import KAFKA_ROW_DDL, is_kafka_read
-from spark_eos_connect.runtime.records import COMMITTED_ROW_DDL
+from spark_eos_connect.sink.kafka_input import KAFKA_ROW_DDL, is_kafka_read
+from spark_eos_connect.source.records import COMMITTED_ROW_DDL
 from spark_eos_connect.spark.worker_gc import settle_heap
 
 log = logging.getLogger(__name__)
@@ -32,7 +32,7 @@ def connector_kind(options: Mapping[str, Any]) -> str | None:
     name = {str(k).lower(): v for k, v in options.items()}.get("connector.class")
     if not name:
         return None
-    from spark_eos_connect.connectors.registry import connector_type, resolve_connector_class
+    from spark_eos_connect.plugins.connectors import connector_type, resolve_connector_class
 
     return connector_type(resolve_connector_class(str(name)))
 
@@ -63,7 +63,7 @@ class EosConnectDataSource(DataSource):
         if reads_kafka(self.options):
             return KAFKA_ROW_DDL
         if _kind_or_none(self.options) not in (None, "sink"):
-            from spark_eos_connect.runtime.source_validation import validate_source_options
+            from spark_eos_connect.source.validation import validate_source_options
 
             for warning in validate_source_options(self.options):
                 log.warning("%s", warning)

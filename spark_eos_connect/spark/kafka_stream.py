@@ -27,7 +27,7 @@ from pyspark.sql.streaming.datasource import (
 from spark_eos_connect.kafka.clients import ensure_reachable
 from spark_eos_connect.kafka.security import authenticates
 from spark_eos_connect.runtime.config_references import ConfigProviders
-from spark_eos_connect.runtime.kafka_source import (
+from spark_eos_connect.sink.kafka_input import (
     TP,
     KafkaMetadata,
     KafkaReaderConfig,
@@ -38,7 +38,7 @@ from spark_eos_connect.runtime.kafka_source import (
     plan_ranges,
     read_ranges,
 )
-from spark_eos_connect.runtime.sink_lifecycle import (
+from spark_eos_connect.sink.lifecycle import (
     SinkLifecycle,
     SinkLifecycleConfig,
     StreamOffsets,
@@ -69,8 +69,8 @@ class KafkaRangePartition(InputPartition):
 def runs_sink_tasks(connector_class: str) -> bool:
     """Whether the connector's rows go to its `SinkTask`s through the `eosconnect` writer
     (not DeltaSink's `foreachBatch`, nor a class that does not resolve)."""
-    from spark_eos_connect.connectors.registry import resolve_connector_class
     from spark_eos_connect.errors import EosConnectError
+    from spark_eos_connect.plugins.connectors import resolve_connector_class
     from spark_eos_connect.spark.sink_writer import FOREACH_BATCH_HINT
 
     try:

@@ -250,7 +250,7 @@ def local_session_conf(
 
 def _delta_jar_paths() -> list[str]:
     """Delta's jars, and Spark's Kafka source's, which come with them (`SESSION_BUNDLES`)."""
-    from spark_eos_connect.jars import session_jar_files
+    from spark_eos_connect.jvm.jars import session_jar_files
 
     return [str(path) for path in session_jar_files()]
 

@@ -18,12 +18,11 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 from pyspark.sql.types import StructType
 
 from spark_eos_connect.api.sink import SinkConnector
-from spark_eos_connect.connectors.registry import resolve_connector_class
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.plugins.connectors import resolve_connector_class
 from spark_eos_connect.runtime.errors_dlq import ensure_dlq_topic
-from spark_eos_connect.runtime.faults import maybe_crash
-from spark_eos_connect.runtime.kafka_source import KafkaMetadata
-from spark_eos_connect.runtime.sink_runner import (
+from spark_eos_connect.sink.kafka_input import KafkaMetadata
+from spark_eos_connect.sink.runner import (
     SinkTaskResult,
     merge_committable,
     parse_sink_options,
@@ -32,6 +31,7 @@ from spark_eos_connect.runtime.sink_runner import (
 )
 from spark_eos_connect.spark.task_context import current_batch_id
 from spark_eos_connect.spark.worker_gc import settle_heap
+from spark_eos_connect.testing.faults import maybe_crash
 
 log = logging.getLogger(__name__)
 

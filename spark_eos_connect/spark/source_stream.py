@@ -17,9 +17,9 @@ from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from spark_eos_connect.protocol.config_records import TargetState
 from spark_eos_connect.runtime.framework_config import parse_source_pipeline
-from spark_eos_connect.runtime.source_coordinator import SourceCoordinator
-from spark_eos_connect.runtime.source_plan import SourceTaskPlan
-from spark_eos_connect.runtime.task_host import run_on_host
+from spark_eos_connect.source.coordinator import SourceCoordinator
+from spark_eos_connect.source.host import run_on_host
+from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.spark.drain import draining
 from spark_eos_connect.spark.task_context import current_attempt, current_batch_id
 from spark_eos_connect.spark.worker_gc import settle_heap

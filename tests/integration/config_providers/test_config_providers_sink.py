@@ -16,7 +16,7 @@ import pytest
 from confluent_kafka import Producer
 
 from spark_eos_connect.kafka.clients import admin_client
-from spark_eos_connect.runtime.kafka_source import KafkaMetadata
+from spark_eos_connect.sink.kafka_input import KafkaMetadata
 
 pytestmark = pytest.mark.integration
 

@@ -1,6 +1,6 @@
 """A real Kafka Connect 4.3.1 worker as the oracle, next to the project on the same broker.
 
-The worker (`spark_eos_connect.connect_worker`) starts once per pytest worker, on the session's
+The worker (`spark_eos_connect.apps.connect_worker`) starts once per pytest worker, on the session's
 broker, with `exactly.once.source.support=enabled`; every module here carries the `connect`
 xdist group, so under `make test`'s `--dist loadgroup` one pytest worker runs them all against
 one Connect worker. The project's side is a herder and its REST app on fresh internal topics
@@ -20,7 +20,7 @@ import pytest
 from fastapi.testclient import TestClient
 from pyspark.errors import StreamingQueryException
 
-from spark_eos_connect.connect_worker import ConnectWorker
+from spark_eos_connect.apps.connect_worker import ConnectWorker
 from spark_eos_connect.herder import Herder, WorkerSettings
 from spark_eos_connect.rest import create_app
 

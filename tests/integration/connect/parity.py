@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from spark_eos_connect.connect_worker import ConnectWorker
+from spark_eos_connect.apps.connect_worker import ConnectWorker
 
 KEPT_VALUES = frozenset({"state", "type", "error_code"})
 """Keys whose values must be equal, not only of the same type."""

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from spark_eos_connect.connect_worker import FILE_SOURCE, ConnectWorker
+from spark_eos_connect.apps.connect_worker import FILE_SOURCE, ConnectWorker
 from spark_eos_connect.kafka.clients import ConsumedRecord
 from spark_eos_connect.testing import wait_for
 

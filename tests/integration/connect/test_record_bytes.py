@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from spark_eos_connect.connect_worker import FILE_SOURCE, ConnectWorker
+from spark_eos_connect.apps.connect_worker import FILE_SOURCE, ConnectWorker
 from spark_eos_connect.kafka.clients import ConsumedRecord, admin_client, ensure_topic
 from spark_eos_connect.testing import wait_for
 
@@ -58,11 +58,11 @@ LINES = [
 ]
 WIRING = (
     "the project's source side does not apply key/value/header converters, transforms and "
-    "errors.tolerance yet: spark_eos_connect/runtime/source_conversion.py (wired into "
+    "errors.tolerance yet: spark_eos_connect/source/conversion.py (wired into "
     "runtime/live_task.py) is missing"
 )
 NEEDS_WIRING = pytest.mark.xfail(
-    importlib.util.find_spec("spark_eos_connect.runtime.source_conversion") is None,
+    importlib.util.find_spec("spark_eos_connect.source.conversion") is None,
     reason=WIRING,
     strict=True,
 )

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from spark_eos_connect.connect_worker import ConnectWorker
+from spark_eos_connect.apps.connect_worker import ConnectWorker
 from spark_eos_connect.testing import wait_for
 
 from .conftest import CONNECT_MARKS, Project

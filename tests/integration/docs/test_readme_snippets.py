@@ -216,7 +216,7 @@ def test_delta_snippet_lands_committed_records_once(
     produce_transaction(topic, [b"c6", b"c7"], partitions=2)
     code = replace_literals(
         snippet(
-            "```python from spark_eos_connect.spark.delta import delta_sink, starting_offsets"
+            "```python from spark_eos_connect.delta.writer import delta_sink, starting_offsets"
         ).text,
         {
             "127.0.0.1:9092": bootstrap_servers,
@@ -329,7 +329,7 @@ def test_make_test_cluster_collects_exactly_the_cluster_tests() -> None:
 
 
 def test_make_docs_leaves_a_current_readme_unchanged(tmp_path: Path) -> None:
-    """`make docs` runs `python -m spark_eos_connect.docs --write README.md`: on a copy here."""
+    """`make docs` runs `python -m spark_eos_connect.apps.docs --write README.md` (on a copy)."""
     [recipe] = make_targets((REPO / "Makefile").read_text())["docs"][1]
     argv = shlex.split(recipe)
     assert argv[0] == "$(PY)" and argv[-1] == "README.md", recipe

@@ -20,7 +20,7 @@ ANNOUNCED = "bootstrap.servers="
 
 
 def test_the_cli_runs_a_three_broker_cluster(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "spark_eos_connect.cli", "kafka", "--brokers", "3"]
+    command = [sys.executable, "-m", "spark_eos_connect.apps.cli", "kafka", "--brokers", "3"]
     process = subprocess.Popen(
         [*command, "--data-dir", str(tmp_path / "cluster")],
         stdout=subprocess.PIPE,
@@ -52,7 +52,7 @@ def test_the_cli_runs_a_three_broker_cluster(tmp_path: Path) -> None:
 
 
 def test_several_brokers_refuse_a_security_mode_by_name() -> None:
-    command = [sys.executable, "-m", "spark_eos_connect.cli", "kafka", "--brokers", "3"]
+    command = [sys.executable, "-m", "spark_eos_connect.apps.cli", "kafka", "--brokers", "3"]
     result = subprocess.run(
         [*command, "--security", "sasl_ssl"],
         capture_output=True,

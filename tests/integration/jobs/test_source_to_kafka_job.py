@@ -12,7 +12,7 @@ import pytest
 from spark_eos_connect.kafka.clients import read_to_end
 from spark_eos_connect.testing import wait_for
 
-from ..runtime.test_source_crash_recovery import assert_each_record_exactly_once, pipeline_args
+from ..source.test_source_crash_recovery import assert_each_record_exactly_once, pipeline_args
 
 pytestmark = pytest.mark.integration
 

@@ -61,9 +61,9 @@ def test_make_dist_builds_a_wheel_and_an_sdist(dist: list[Path]) -> None:
     assert package_files() <= names
     assert "spark_eos_connect/jvm/delta-pom.xml" in names
     assert "spark_eos_connect/jvm/log4j2.properties" in names
-    assert {f"spark_eos_connect/jobs/{job}.py" for job in JOBS} <= names
+    assert {f"spark_eos_connect/apps/jobs/{job}.py" for job in JOBS} <= names
     assert "Requires-Dist: pyspark==4.2.0" in metadata
-    assert "eosconnect = spark_eos_connect.cli:main" in entry_points
+    assert "eosconnect = spark_eos_connect.apps.cli:main" in entry_points
     with tarfile.open(next(f for f in dist if f.suffix == ".gz")) as sdist:
         members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
     assert {f"jobs/{job}.py" for job in JOBS} <= members
@@ -75,7 +75,7 @@ def test_the_installed_wheel_runs_the_cli_and_the_jobs(venv_bin: Path, tmp_path:
         venv_bin,
         "python",
         "-c",
-        "import spark_eos_connect.jars as j, spark_eos_connect.spark.datasource as d;"
+        "import spark_eos_connect.jvm.jars as j, spark_eos_connect.spark.datasource as d;"
         "print(j.__file__); print(j._pom_path('delta').is_file());"
         "print(d.EosConnectDataSource.name())",
         cwd=tmp_path,
@@ -91,7 +91,7 @@ def test_the_installed_wheel_runs_the_cli_and_the_jobs(venv_bin: Path, tmp_path:
 
     for job in JOBS:
         shown = run(
-            venv_bin, "python", "-m", f"spark_eos_connect.jobs.{job}", "--help", cwd=tmp_path
+            venv_bin, "python", "-m", f"spark_eos_connect.apps.jobs.{job}", "--help", cwd=tmp_path
         )
         assert shown.returncode == 0, shown.stderr[-3000:]
         assert "--master" in shown.stdout and "--bootstrap-servers" in shown.stdout

@@ -35,7 +35,7 @@ def eosconnect(
             "--status-topic",
             settings.status_topic,
         ]
-        command = [sys.executable, "-m", "spark_eos_connect.cli", *args]
+        command = [sys.executable, "-m", "spark_eos_connect.apps.cli", *args]
         command += options if cluster else []
         env = {k: v for k, v in os.environ.items() if k != "EOSCONNECT_BOOTSTRAP_SERVERS"}
         return subprocess.run(

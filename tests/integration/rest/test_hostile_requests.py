@@ -144,12 +144,20 @@ def test_a_name_with_a_slash_is_refused_and_the_cli_deletes_any_name(
         settings.status_topic,
     ]
     for name in unreachable:
-        command = [sys.executable, "-m", "spark_eos_connect.cli", "delete", *options, "--", name]
+        command = [
+            sys.executable,
+            "-m",
+            "spark_eos_connect.apps.cli",
+            "delete",
+            *options,
+            "--",
+            name,
+        ]
         done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout) == {"name": name, "deleted": True}
     assert herder.connectors() == []
-    command = [sys.executable, "-m", "spark_eos_connect.cli", "delete", *options, "gone"]
+    command = [sys.executable, "-m", "spark_eos_connect.apps.cli", "delete", *options, "gone"]
     missing = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert missing.returncode == 1
     assert "Connector gone not found (HTTP 404)" in missing.stderr

@@ -27,7 +27,7 @@ def rest_url(bootstrap_servers: str, settings: WorkerSettings) -> Iterator[str]:
     command = [
         sys.executable,
         "-m",
-        "spark_eos_connect.cli",
+        "spark_eos_connect.apps.cli",
         "rest",
         "--bootstrap-servers",
         bootstrap_servers,

@@ -22,7 +22,7 @@ from confluent_kafka.admin import AclBinding, AclOperation, ResourcePatternType,
 from spark_eos_connect.connectors.generator import expected_records
 from spark_eos_connect.kafka.broker import LocalKafkaBroker
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic, read_to_end
-from spark_eos_connect.runtime.kafka_source import KafkaMetadata
+from spark_eos_connect.sink.kafka_input import KafkaMetadata
 from spark_eos_connect.testing import wait_for
 
 from .acl_table import ADMIN, DELTA, SINK, SOURCE, Grant, Pipeline
@@ -322,7 +322,7 @@ class DeltaRun(PathRun):
     path = DELTA
 
     def run(self, context: Context, deployment: Deployment, principal: Principal) -> str | None:
-        from spark_eos_connect.spark.delta import delta_sink
+        from spark_eos_connect.delta.writer import delta_sink
 
         options = {**deployment.delta_options(self.table(context)), **kafka_options(principal)}
         options.update(deployment.worker_options())

@@ -20,7 +20,7 @@ import pytest
 
 from spark_eos_connect.kafka.broker import LocalKafkaBroker
 from spark_eos_connect.kafka.clients import KafkaAuthorizationError
-from spark_eos_connect.runtime.kafka_source import KafkaMetadata, parse_reader_options
+from spark_eos_connect.sink.kafka_input import KafkaMetadata, parse_reader_options
 
 from .acl_table import (
     ACL_ROWS,

@@ -31,7 +31,7 @@ def read_settings(process: subprocess.Popen[str]) -> dict[str, str]:
 
 
 def test_secured_cli_broker_announces_settings_that_log_in(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "spark_eos_connect.cli", "kafka", "--security", "sasl"]
+    command = [sys.executable, "-m", "spark_eos_connect.apps.cli", "kafka", "--security", "sasl"]
     process = subprocess.Popen(
         [*command, "--data-dir", str(tmp_path / "data")], stdout=subprocess.PIPE, text=True
     )

@@ -21,8 +21,8 @@ import httpx
 import pytest
 
 from spark_eos_connect.herder import Herder
+from spark_eos_connect.jvm.processes import terminate
 from spark_eos_connect.kafka.broker import LocalKafkaBroker, free_port
-from spark_eos_connect.processes import terminate
 from spark_eos_connect.testing import wait_for
 
 from .acl_table import ACL_ROWS, ADMIN, grants, grants_without, rows_for
@@ -85,7 +85,13 @@ def eosconnect(
     settings: AdminClientSettings, deployment: Deployment, *command: str
 ) -> subprocess.CompletedProcess[str]:
     """`eosconnect <command>` with the principal's cluster options."""
-    argv = [sys.executable, "-m", "spark_eos_connect.cli", *command, *settings.argv(deployment)]
+    argv = [
+        sys.executable,
+        "-m",
+        "spark_eos_connect.apps.cli",
+        *command,
+        *settings.argv(deployment),
+    ]
     return subprocess.run(
         argv, env=settings.env(), capture_output=True, text=True, timeout=120, check=False
     )
@@ -245,7 +251,7 @@ def test_a_bad_reference_exits_2_naming_it_not_the_secret(
     options = [*settings.argv(), "-X", f"sasl.password={missing_key}", *port]
 
     result = subprocess.run(
-        [sys.executable, "-m", "spark_eos_connect.cli", *command, *options],
+        [sys.executable, "-m", "spark_eos_connect.apps.cli", *command, *options],
         env=settings.env(),
         capture_output=True,
         text=True,
@@ -292,7 +298,7 @@ def rest_server(
     )
     port = free_port()
     log_path = tmp_path / "rest.log"
-    argv = [sys.executable, "-m", "spark_eos_connect.cli", "rest", "--port", str(port)]
+    argv = [sys.executable, "-m", "spark_eos_connect.apps.cli", "rest", "--port", str(port)]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [*argv, *settings.argv(deployment)],

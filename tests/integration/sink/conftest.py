@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from confluent_kafka import Producer
 
-from spark_eos_connect.runtime.kafka_source import KafkaMetadata
+from spark_eos_connect.sink.kafka_input import KafkaMetadata
 
 Record = tuple[int, bytes | None, bytes | None]
 """(partition, key, value)."""

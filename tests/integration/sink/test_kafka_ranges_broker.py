@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from spark_eos_connect.runtime.kafka_source import (
+from spark_eos_connect.sink.kafka_input import (
     KafkaMetadata,
     OffsetRange,
     parse_reader_options,

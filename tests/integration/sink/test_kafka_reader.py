@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from chispa import assert_df_equality
 
-from spark_eos_connect.runtime.kafka_source import KAFKA_ROW_DDL
+from spark_eos_connect.sink.kafka_input import KAFKA_ROW_DDL
 
 pytestmark = pytest.mark.integration
 

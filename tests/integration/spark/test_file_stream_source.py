@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from chispa import assert_df_equality
 
-from spark_eos_connect.runtime.records import COMMITTED_ROW_DDL
+from spark_eos_connect.source.records import COMMITTED_ROW_DDL
 
 pytestmark = pytest.mark.integration
 

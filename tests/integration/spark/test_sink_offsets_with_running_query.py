@@ -14,7 +14,7 @@ import pytest
 from confluent_kafka import Producer
 from fastapi.testclient import TestClient
 
-from spark_eos_connect.runtime.kafka_source import KafkaMetadata
+from spark_eos_connect.sink.kafka_input import KafkaMetadata
 from spark_eos_connect.testing import wait_for
 
 pytestmark = pytest.mark.integration

@@ -16,7 +16,7 @@ MODULES = [
     "spark_eos_connect.api.connector",
     "spark_eos_connect.api.source",
     "spark_eos_connect.api.sink",
-    "spark_eos_connect.connectors.registry",
+    "spark_eos_connect.plugins.connectors",
     "spark_eos_connect.connectors.file_stream",
     "spark_eos_connect.connectors.generator",
 ]

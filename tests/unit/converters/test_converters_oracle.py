@@ -29,7 +29,7 @@ from spark_eos_connect.api.data import (
     Type,
 )
 from spark_eos_connect.converters import make_converter, make_header_converter
-from spark_eos_connect.jars import ensure_jars
+from spark_eos_connect.jvm.jars import ensure_jars
 
 ORACLE = Path(__file__).parent / "oracle" / "ConverterOracle.java"
 

@@ -151,7 +151,7 @@ def test_factory_names_and_errors() -> None:
         StringConverter,
     )
     assert isinstance(
-        make_converter("spark_eos_connect.runtime.sink_runner.ByteArrayConverter", {}, False),
+        make_converter("spark_eos_connect.sink.runner.ByteArrayConverter", {}, False),
         ByteArrayConverter,
     )
     assert isinstance(

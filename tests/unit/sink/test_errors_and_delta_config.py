@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from spark_eos_connect.api.sink import SinkTaskContext, TopicPartition
-from spark_eos_connect.connectors.delta_sink import (
+from spark_eos_connect.delta.connector import (
     FOREACH_BATCH_MESSAGE,
     DeltaSinkConnector,
     DeltaSinkTask,
     parse_delta_config,
 )
-from spark_eos_connect.connectors.registry import resolve_connector_class
 from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.plugins.connectors import resolve_connector_class
 from spark_eos_connect.runtime.errors_dlq import (
     ErrorPolicy,
     ErrorReporter,

@@ -13,7 +13,7 @@ import pytest
 from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
 from spark_eos_connect.kafka.clients import KafkaAuthorizationError
-from spark_eos_connect.runtime.kafka_source import KafkaMetadata
+from spark_eos_connect.sink.kafka_input import KafkaMetadata
 
 KAFKA = {"bootstrap.servers": "127.0.0.1:1", "sasl.username": "u"}
 

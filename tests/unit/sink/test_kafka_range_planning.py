@@ -7,7 +7,7 @@ import json
 import pytest
 
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.kafka_source import (
+from spark_eos_connect.sink.kafka_input import (
     OffsetRange,
     assign_ranges,
     offsets_from_json,

@@ -12,7 +12,7 @@ import pytest
 from spark_eos_connect.api.config import ConfigDef
 from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.sink_runner import parse_sink_options, plan_sink, run_sink_task
+from spark_eos_connect.sink.runner import parse_sink_options, plan_sink, run_sink_task
 
 SECRET = "s3cr3t-sink-value"
 

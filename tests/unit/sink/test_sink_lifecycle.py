@@ -17,7 +17,7 @@ from spark_eos_connect.protocol.config_records import (
     encode_target_state,
     target_state_key,
 )
-from spark_eos_connect.runtime.sink_lifecycle import (
+from spark_eos_connect.sink.lifecycle import (
     START_KEY,
     TASKS_COMMIT_KEY,
     ConnectorView,

@@ -16,9 +16,9 @@ from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask, Topi
 from spark_eos_connect.converters import ByteArrayConverter, ConnectColumn, Converter
 from spark_eos_connect.errors import ConfigError, DataError, EosConnectError
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy, ErrorReporter, ToleranceExceededError
-from spark_eos_connect.runtime.kafka_source import KAFKA_ROW_SCHEMA
-from spark_eos_connect.runtime.sink_rows import chunks
-from spark_eos_connect.runtime.sink_runner import (
+from spark_eos_connect.sink.kafka_input import KAFKA_ROW_SCHEMA
+from spark_eos_connect.sink.rows import chunks
+from spark_eos_connect.sink.runner import (
     SinkTaskPlan,
     SinkTaskResult,
     merge_committable,

@@ -19,7 +19,7 @@ from spark_eos_connect.runtime.errors_dlq import (
     ToleranceExceededError,
     context_headers,
 )
-from spark_eos_connect.runtime.sink_runner import (
+from spark_eos_connect.sink.runner import (
     SinkTaskPlan,
     parse_sink_options,
     run_sink_task,

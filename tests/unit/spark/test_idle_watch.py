@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spark_eos_connect.spark.jobs import IdleWatch
+from spark_eos_connect.spark.job_support import IdleWatch
 
 
 def ran(batch: int, rows: int) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.spark.jobs import job_kafka_client
+from spark_eos_connect.spark.job_support import job_kafka_client
 
 SECRET = "s3cr3t-planted-password"
 

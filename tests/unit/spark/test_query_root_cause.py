@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from spark_eos_connect.spark.jobs import root_cause
+from spark_eos_connect.spark.job_support import root_cause
 
 FAILED = """[STREAM_FAILED] Query [id = 26, runId = 02] terminated with exception: \
 [PYTHON_STREAMING_DATA_SOURCE_RUNTIME_ERROR] Failed when Python streaming data source perform \
 latestOffset: Traceback (most recent call last):
-  File "/work/spark_eos_connect/runtime/source_coordinator.py", line 136, in __init__
+  File "/work/spark_eos_connect/source/coordinator.py", line 136, in __init__
     verify_credentials(kafka, CREDENTIALS_TIMEOUT_S)
 spark_eos_connect.kafka.security.KafkaAuthenticationError: Kafka refused user 'admin' \
 (SCRAM-SHA-512 over SASL_SSL): SASL authentication error

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.spark.jobs import embedded_broker_warning
+from spark_eos_connect.spark.job_support import embedded_broker_warning
 from spark_eos_connect.spark.session import (
     DELTA_SESSION_CONF,
     LOG4J_CONFIG_FLAG,

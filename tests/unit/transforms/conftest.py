@@ -37,7 +37,7 @@ from spark_eos_connect.api.data import (
 )
 from spark_eos_connect.converters import ConverterType, JsonConverter
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.jars import ensure_jars
+from spark_eos_connect.jvm.jars import ensure_jars
 from spark_eos_connect.transforms import ConnectRecord, Header, parse_transform_chain
 from spark_eos_connect.transforms._hashmap import JavaHashMap
 from spark_eos_connect.transforms._jnumbers import (

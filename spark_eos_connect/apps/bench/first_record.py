@@ -1,0 +1,116 @@
+"""Time to the first committed record: `jobs/source_to_kafka.py` started from nothing (a fresh
+process, as a user runs it, against the bench's broker) until its first record is visible
+read_committed; the Kafka Connect worker's figure is taken on a running worker, from
+`PUT /connectors/NAME/config` (`connect_peer.first_record`). Both run FileStreamSource on
+the bench's file, exactly once; each is run `first_record_runs` times and the median kept."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from spark_eos_connect.apps.bench.config import FIRST_RECORD, JOB_FROM_NOTHING
+from spark_eos_connect.apps.bench.kafka_io import VisibilityWatch
+from spark_eos_connect.apps.bench.results import ModeResult, median
+
+JOB_SCRIPT = Path(__file__).resolve().parents[3] / "jobs" / "source_to_kafka.py"
+"""The job as the README runs it; the wheel's module when the repository is not there."""
+JOB_TIMEOUT_S = 180.0
+STOP_TIMEOUT_S = 60.0
+DROPPED_ENV = ("EOSCONNECT_DRAIN_FILE", "PYSPARK_GATEWAY_PORT", "PYSPARK_GATEWAY_SECRET")
+"""The bench's own settings a user's fresh job would not have."""
+
+
+def job_command(
+    name: str, lines: Path, topic: str, bootstrap: str, checkpoint: Path, batch_size: int
+) -> list[str]:
+    """`python jobs/source_to_kafka.py ...` with FileStreamSource on `lines`, exactly once."""
+    script = (
+        [str(JOB_SCRIPT)]
+        if JOB_SCRIPT.exists()
+        else ["-m", "spark_eos_connect.apps.jobs.source_to_kafka"]
+    )
+    return [
+        sys.executable,
+        *script,
+        "--name", name,
+        "--connector-class", "FileStreamSource",
+        "--option", f"file={lines}",
+        "--option", f"topic={topic}",
+        "--option", f"batch.size={batch_size}",
+        "--bootstrap-servers", bootstrap,
+        "--checkpoint", str(checkpoint),
+    ]  # fmt: skip
+
+
+def job_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment of a user's shell: the bench's own settings left out."""
+    return {k: v for k, v in environ.items() if k not in DROPPED_ENV}
+
+
+def time_job(command: Sequence[str], kafka: Mapping[str, Any], topic: str, log_path: Path) -> float:
+    """Seconds from starting `command` until the first record of `topic` (one partition) is
+    visible read_committed; the job is stopped (SIGTERM, as a user stops it) afterwards."""
+    from spark_eos_connect.jvm.processes import terminate
+
+    with VisibilityWatch(kafka, topic, 1, 1) as watch, log_path.open("ab") as log:
+        started = time.monotonic()
+        process = subprocess.Popen(
+            list(command), stdout=log, stderr=subprocess.STDOUT, env=job_env(os.environ)
+        )
+        try:
+            reached = watch.wait(JOB_TIMEOUT_S, lambda: _raise_if_exited(process, log_path))
+        finally:
+            terminate(process, STOP_TIMEOUT_S)
+    return reached - started
+
+
+def _raise_if_exited(process: subprocess.Popen[bytes], log_path: Path) -> None:
+    if process.poll() is not None:
+        tail = log_path.read_text(errors="replace")[-3000:]
+        raise RuntimeError(f"the job exited ({process.returncode}) before its first record: {tail}")
+
+
+def first_record_result(
+    mode: str, seconds: Sequence[float], timing: str, note: str = ""
+) -> ModeResult:
+    """One first-record row: the median of the runs, every run named in the timing text."""
+    runs = ", ".join(f"{s:.1f}s" for s in seconds)
+    text = f"{timing}; median of {len(seconds)} run(s): {runs}"
+    return ModeResult(
+        FIRST_RECORD, mode, 1, median(seconds), (), text + (f"; {note}" if note else "")
+    )
+
+
+def run_job_from_nothing(
+    kafka: Mapping[str, Any],
+    lines: Path,
+    topic: Callable[[str], str],
+    runs: int,
+    batch_size: int,
+    folder: Path,
+    name: str,
+    log: Callable[[str], None],
+) -> ModeResult:
+    """`runs` fresh jobs, each into a fresh topic; `topic(key)` creates one."""
+    seconds = []
+    folder.mkdir(parents=True, exist_ok=True)
+    for index in range(runs):
+        target = topic(f"first-job-{index}")
+        command = job_command(
+            f"{name}-{index}", lines, target, kafka["bootstrap.servers"],
+            folder / f"ck-{index}", batch_size,
+        )  # fmt: skip
+        seconds.append(time_job(command, kafka, target, folder / f"job-{index}.log"))
+        log(f"  run {index + 1}: first record visible {seconds[-1]:.2f}s after the job started")
+    return first_record_result(
+        JOB_FROM_NOTHING,
+        seconds,
+        "from starting `python jobs/source_to_kafka.py` (FileStreamSource, exactly once) "
+        "until its first record is visible read_committed",
+    )

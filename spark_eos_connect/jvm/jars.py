@@ -1,0 +1,129 @@
+"""Fetch the JVM parts (Kafka broker, Delta Lake) from Maven Central into a local cache.
+
+Each bundle is a small pom shipped in `spark_eos_connect/jvm/`. Maven resolves it once into
+`<cache>/<bundle>/`; a marker file makes the second call instant. The cache folder is
+`$EOSCONNECT_JARS_DIR` when set (the Makefile points it at the repository's ignored `.jars/`),
+otherwise `~/.cache/spark-eos-connect/jars`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from importlib import resources
+from pathlib import Path
+
+from spark_eos_connect.errors import SetupError
+
+BUNDLES: dict[str, list[str]] = {
+    "kafka": ["-DincludeScope=runtime"],
+    "delta": ["-DexcludeTransitive=true"],
+    "spark-kafka": ["-DexcludeTransitive=true"],
+    "connect": ["-DincludeScope=runtime"],
+}
+"""Fetched by `main()` (`make setup`): the broker, Delta, Spark's Kafka source (the faster
+reader in front of `delta_sink`), and Kafka Connect (the tests compare the project's
+converters, transforms, REST API and records with Connect's own)."""
+SESSION_BUNDLES = ("delta", "spark-kafka")
+"""The bundles every Spark started from this environment gets (`spark.jars`)."""
+_MARKER = ".complete"
+
+
+def cache_root() -> Path:
+    """The folder that holds one sub-folder of jars per bundle."""
+    configured = os.environ.get("EOSCONNECT_JARS_DIR")
+    if configured:
+        return Path(configured).expanduser().resolve()
+    return Path.home() / ".cache" / "spark-eos-connect" / "jars"
+
+
+def _pom_path(bundle: str) -> Path:
+    return Path(str(resources.files("spark_eos_connect.jvm").joinpath(f"{bundle}-pom.xml")))
+
+
+def _pom_digest(pom: Path) -> str:
+    return hashlib.sha256(pom.read_bytes()).hexdigest()[:16]
+
+
+def ensure_jars(bundle: str) -> Path:
+    """Return the folder holding `bundle`'s jars, fetching them with Maven if needed."""
+    known = BUNDLES
+    if bundle not in known:
+        raise SetupError(f"unknown jar bundle {bundle!r}; expected one of {sorted(known)}")
+    pom = _pom_path(bundle)
+    target = cache_root() / bundle
+    marker = target / _MARKER
+    digest = _pom_digest(pom)
+    if marker.exists() and marker.read_text().strip() == digest:
+        return target
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise SetupError(
+            "Maven (`mvn`) is needed once to fetch the JVM jars from Maven Central; "
+            "install it (e.g. `apt-get install maven`) or run `make setup`"
+        )
+    staging = target.with_name(target.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    command = [
+        mvn,
+        "-q",
+        "-B",
+        "-f",
+        str(pom),
+        "dependency:copy-dependencies",
+        f"-DoutputDirectory={staging}",
+        *known[bundle],
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise SetupError(
+            f"Maven could not fetch the {bundle} jars (exit {result.returncode}):\n"
+            f"{result.stdout[-4000:]}{result.stderr[-4000:]}"
+        )
+    (staging / _MARKER).write_text(digest + "\n")
+    shutil.rmtree(target, ignore_errors=True)
+    staging.rename(target)
+    return target
+
+
+def jar_files(bundle: str) -> list[Path]:
+    """Absolute paths of every jar in `bundle`, fetching them first if needed."""
+    return sorted(ensure_jars(bundle).glob("*.jar"))
+
+
+def session_jar_files() -> list[Path]:
+    """The jars of `SESSION_BUNDLES`: Delta and Spark's Kafka source."""
+    return [path for bundle in SESSION_BUNDLES for path in jar_files(bundle)]
+
+
+def write_spark_defaults() -> Path:
+    """Put Delta and Spark's Kafka source on the classpath of every Spark started from this
+    environment, `spark-submit` included (its JVM starts before a job can add jars), via
+    pyspark's `spark-defaults.conf`."""
+    import pyspark
+
+    conf_dir = Path(pyspark.__file__).parent / "conf"
+    conf_dir.mkdir(exist_ok=True)
+    target = conf_dir / "spark-defaults.conf"
+    jars = ",".join(str(path) for path in session_jar_files())
+    target.write_text(
+        "# Written by `python -m spark_eos_connect.jvm.jars` (make setup): Delta and Spark's\n"
+        "# Kafka source from local jars.\n"
+        f"spark.jars {jars}\n"
+        "spark.sql.extensions io.delta.sql.DeltaSparkSessionExtension\n"
+        "spark.sql.catalog.spark_catalog org.apache.spark.sql.delta.catalog.DeltaCatalog\n"
+    )
+    return target
+
+
+def main() -> None:
+    """Fetch every bundle and register Delta with this environment's Spark (`make setup`)."""
+    for bundle in BUNDLES:
+        print(f"{bundle}: {len(jar_files(bundle))} jars in {ensure_jars(bundle)}")
+    print(f"spark defaults: {write_spark_defaults()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,370 @@
+"""Driver side of a source pipeline: start the connector, fence earlier task producers, read the
+committed offsets from Kafka and plan each micro-batch's tasks.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from spark_eos_connect.api.config import InvalidConfigError
+from spark_eos_connect.api.source import (
+    ConnectorTransactionBoundaries,
+    ExactlyOnceSupport,
+    SourceConnector,
+)
+from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.kafka.clients import ensure_reachable
+from spark_eos_connect.kafka.producers import fence_transactional_id
+from spark_eos_connect.kafka.security import authenticates, verify_credentials
+from spark_eos_connect.plugins.connectors import resolve_connector_class
+from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
+from spark_eos_connect.protocol.status_records import StatusState
+from spark_eos_connect.runtime.config_references import reverse_transform
+from spark_eos_connect.runtime.connector_lifecycle import ConnectorPhase, ManagedConnector
+from spark_eos_connect.runtime.framework_config import SourcePipelineConfig
+from spark_eos_connect.source.leadership import begin_generation, config_store_for, worker_id
+from spark_eos_connect.source.plan import SourceTaskPlan
+from spark_eos_connect.storage.config_store import ConfigLeader
+from spark_eos_connect.storage.offsets import OffsetsTopicView, ensure_offsets_topic
+from spark_eos_connect.storage.status_store import KafkaStatusStore
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+STATE_CHECK_INTERVAL_S = 0.5
+CREDENTIALS_TIMEOUT_S = 60.0
+"""How long the driver waits for the brokers to accept or refuse its credentials at start."""
+RUNNING_STATES = {
+    TargetState.STARTED: StatusState.RUNNING,
+    TargetState.PAUSED: StatusState.PAUSED,
+    TargetState.STOPPED: StatusState.STOPPED,
+}
+
+
+class ConnectorTakenOverError(EosConnectError, RuntimeError):
+    """Another driver now leads this connector, or it was deleted: this query must stop."""
+
+
+class ConnectorFailedError(EosConnectError, RuntimeError):
+    """The connector failed to start when the query started."""
+
+
+def class_path(cls: type) -> str:
+    """`package.module.Class` of `cls`."""
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def load_source_connector(
+    config: SourcePipelineConfig, props: Mapping[str, str] | None = None
+) -> SourceConnector:
+    """Instantiate the connector and check its config and exactly-once promises (no I/O).
+
+    `props` are the connector's options with references resolved (default: as configured).
+    """
+    props = dict(config.connector_props if props is None else props)
+    connector_class = resolve_connector_class(config.connector_class)
+    if not issubclass(connector_class, SourceConnector):
+        raise ConfigError(
+            f"connector.class {config.connector_class!r} is not a source connector; "
+            "readStream.format('eosconnect') with connector.class needs a SourceConnector"
+        )
+    connector = connector_class()
+    problems = {report.name: report.errors for report in connector.validate(props) if report.errors}
+    if problems:
+        raise InvalidConfigError(problems)
+    if config.exactly_once and config.exactly_once_required:
+        _check_exactly_once_support(connector, config, props)
+    if config.transaction_boundary == "connector":
+        _check_transaction_boundaries(connector, config, props)
+    return connector
+
+
+def _check_exactly_once_support(
+    connector: SourceConnector, config: SourcePipelineConfig, props: dict[str, str]
+) -> None:
+    """``exactly.once.support=required``: refuse a connector that does not declare it."""
+    option = "exactly.once.support=required"
+    question = "whether it supports exactly-once delivery"
+    support = _preflight(option, question, config, lambda: connector.exactly_once_support(props))
+    if support is not ExactlyOnceSupport.SUPPORTED:
+        raise ConfigError(
+            f"{option}, but connector {config.name} ({config.connector_class}) does not declare "
+            "exactly-once support for this configuration "
+            f"(it answered {support.name if support else 'unknown'})"
+        )
+
+
+def _check_transaction_boundaries(
+    connector: SourceConnector, config: SourcePipelineConfig, props: dict[str, str]
+) -> None:
+    """``transaction.boundary=connector``: refuse a connector that cannot define them."""
+    option = "transaction.boundary=connector"
+    question = "whether it can define transaction boundaries"
+    answer = _preflight(
+        option, question, config, lambda: connector.can_define_transaction_boundaries(props)
+    )
+    if answer is not ConnectorTransactionBoundaries.SUPPORTED:
+        raise ConfigError(
+            f"{option}, but connector {config.name} ({config.connector_class}) cannot define "
+            "transaction boundaries"
+        )
+
+
+def _preflight(option: str, question: str, config: SourcePipelineConfig, ask: Callable[[], T]) -> T:
+    """The connector's answer to `ask`; if it raises, a `ConfigError` naming `option` first."""
+    try:
+        return ask()
+    except Exception as exc:
+        raise ConfigError(
+            f"{option}, but connector {config.name} ({config.connector_class}) failed when asked "
+            f"{question} for this configuration: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+class SourceCoordinator:
+    """Plans the micro-batches of one source connector (one per streaming query)."""
+
+    def __init__(self, config: SourcePipelineConfig) -> None:
+        self.config = config
+        # References are resolved before anything is written; the resolved values stay here.
+        self.kafka = kafka = config.providers.resolve(config.kafka, prefix="kafka.")
+        if authenticates(kafka):  # a refused login or certificate fails now, not on a timeout
+            verify_credentials(kafka, CREDENTIALS_TIMEOUT_S)
+        else:  # a wrong address is reported with the option's value and the time waited
+            ensure_reachable(kafka)
+        props = config.providers.resolve(config.connector_props)
+        connector_class = type(load_source_connector(config, props))
+        topics = config.topics
+        self.global_partitions = ensure_offsets_topic(
+            kafka,
+            config.global_offsets_topic,
+            topics.offsets_partitions,
+            topics.offsets_replication,
+        )
+        self.primary_partitions = self.global_partitions
+        if config.connector_offsets_topic:
+            self.primary_partitions = ensure_offsets_topic(
+                kafka,
+                config.connector_offsets_topic,
+                topics.offsets_partitions,
+                topics.offsets_replication,
+            )
+        self.config_store = config_store_for(
+            kafka, config.config_topic, config.group_id, topics.config_replication
+        )
+        self.status_store = KafkaStatusStore(kafka, config.status_topic)
+        self.status_store.ensure_topic(
+            topics.status_partitions, replication_factor=topics.status_replication
+        )
+        self.leader: ConfigLeader | None = None
+        self.generation_commit_offset: int | None = None
+        self.generation_active = False
+        self.generation = 0
+        self.state: TargetState | None = None
+        self.reported: tuple[StatusState, StatusState | None, str | None] | None = None
+        self._restart_requests_seen = False
+        self._restart_offset: int | None = None
+        self._checked_at = 0.0
+        self.connector = ManagedConnector(connector_class, props, config.tasks_max)
+        if not self.connector.start():
+            self.report_status(StatusState.FAILED, None, self.connector.trace)
+            raise ConnectorFailedError(
+                f"connector {config.name} failed to start:\n{self.connector.trace}"
+            )
+        self.leader = self.config_store.leader()  # before the first read: fences a zombie leader
+        self.refresh_target_state(force=True)
+        self.primary_view = OffsetsTopicView(kafka, config.primary_offsets_topic)
+        self.global_view = (
+            OffsetsTopicView(kafka, config.global_offsets_topic)
+            if config.connector_offsets_topic
+            else None
+        )
+
+    @property
+    def task_configs(self) -> list[dict[str, str]]:
+        """The running connector's task configs (none while it is stopped or failed to start),
+        options the connector config holds references in set back to those references."""
+        return reverse_transform(self.config.connector_props, self.connector.task_configs or [])
+
+    def start_generation(self) -> None:
+        """Lead a new generation of this connector's tasks (KIP-618 §5, see `leadership`)."""
+        config, kafka = self.config, self.kafka
+        self.leader, snapshot = begin_generation(
+            self.config_store,
+            config.name,
+            config.connector_props,
+            self.task_configs,
+            fence=lambda task: fence_transactional_id(kafka, config.task_transactional_id(task)),
+            exactly_once=config.exactly_once,
+            leader=self.leader,
+        )
+        self.generation_commit_offset = snapshot.latest_commit_offset(config.name)
+        self.generation = snapshot.generation(config.name)
+        self.generation_active = True
+
+    def refresh_target_state(self, force: bool = False) -> TargetState:
+        """React to the config topic (read at most every `STATE_CHECK_INTERVAL_S` unless forced).
+
+        STOPPED stops the connector instance; STARTED or PAUSED after a stop starts a fresh one,
+        and STARTED leads a new generation of its tasks; a restart request restarts the
+        connector (a FAILED one only, if asked so); an error the connector reports makes it
+        FAILED while its tasks keep running, as in Connect. A newer generation that this driver
+        did not write means another driver took the connector over.
+        """
+        if not force and time.monotonic() - self._checked_at < STATE_CHECK_INTERVAL_S:
+            return self.state or TargetState.STARTED
+        self._checked_at = time.monotonic()
+        name = self.config.name
+        snapshot = self.config_store.read_to_end()
+        state = snapshot.target_state(name) or TargetState.STARTED
+        if self.generation_commit_offset is not None and not snapshot.contains(name):
+            raise ConnectorTakenOverError(f"connector {name} was deleted from the config topic")
+        self.connector.check_reported_error()
+        self._follow_restart_requests(snapshot, state)
+        if state is TargetState.STOPPED:
+            if self.connector.phase is not ConnectorPhase.STOPPED:
+                self.connector.stop()
+            self.generation_active = False
+        else:
+            self._follow_generation(snapshot, state)
+        self.state = state
+        self._report(state)
+        return state
+
+    def _follow_restart_requests(self, snapshot: ClusterConfigSnapshot, state: TargetState) -> None:
+        """Restart the connector for a restart request written since this driver started."""
+        offset = snapshot.restart_request_offset(self.config.name)
+        first_look = not self._restart_requests_seen
+        self._restart_requests_seen = True
+        if first_look or offset is None or offset == self._restart_offset:
+            self._restart_offset = offset
+            return
+        self._restart_offset = offset
+        request = snapshot.restart_requests[self.config.name]
+        failed = self.connector.phase is ConnectorPhase.FAILED
+        if state is TargetState.STOPPED or (request.only_failed and not failed):
+            return
+        log.info("restarting connector %s on request", self.config.name)
+        previous = self.connector.task_configs
+        if not self.connector.restart() or self.connector.task_configs != previous:
+            self.generation_active = False  # no tasks, or new task configs: a new generation
+
+    def _follow_generation(self, snapshot: ClusterConfigSnapshot, state: TargetState) -> None:
+        name = self.config.name
+        latest = snapshot.latest_commit_offset(name)
+        if self.generation_active and latest != self.generation_commit_offset:
+            if snapshot.committed_task_count(name) != 0:
+                raise ConnectorTakenOverError(
+                    f"a newer generation of connector {name} was started by another driver "
+                    "(this query is a zombie and stops; its tasks are fenced)"
+                )
+            self.connector.stop()  # stopped and resumed between two looks: restart as well
+            self.generation_active = False
+        if self.connector.phase is ConnectorPhase.STOPPED:
+            self.connector.start()
+        if self.connector.take_reconfiguration_request():
+            self.generation_active = False
+        if (
+            state is TargetState.STARTED
+            and not self.generation_active
+            and self.connector.task_configs
+        ):
+            self.start_generation()
+
+    def _report(self, state: TargetState) -> None:
+        """Write the connector's and its tasks' states when they changed."""
+        failed = self.connector.phase is ConnectorPhase.FAILED
+        connector_state = StatusState.FAILED if failed else RUNNING_STATES[state]
+        task_state = RUNNING_STATES[state] if self.generation_active else None
+        reported = (connector_state, task_state, self.connector.trace)
+        if reported != self.reported:
+            self.reported = reported
+            self.report_status(connector_state, task_state, self.connector.trace)
+
+    def report_status(
+        self, state: StatusState, task_state: StatusState | None, trace: str | None = None
+    ) -> None:
+        """Write the connector's state, and its tasks' (tombstones when `task_state` is None)."""
+        name, me = self.config.name, worker_id()
+        self.status_store.put_connector_status(name, state, me, self.generation, trace)
+        for task in range(self.config.tasks_max):
+            if task_state is not None and task < len(self.task_configs):
+                self.status_store.put_task_status(name, task, task_state, me, self.generation)
+            else:
+                self.status_store.delete_task_status(name, task)
+
+    def committed_offsets(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """The connector's committed offsets; a dedicated topic's take precedence (KIP-618)."""
+        name = self.config.name
+        merged: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+        if self.global_view is not None:
+            self.global_view.catch_up()
+            for partition, offset in self.global_view.offsets_for(name):
+                merged[_identity(partition)] = (partition, offset)
+        self.primary_view.catch_up()
+        for partition, offset in self.primary_view.offsets_for(name):
+            merged[_identity(partition)] = (partition, offset)
+        return list(merged.values())
+
+    def plan(self) -> list[SourceTaskPlan]:
+        """One plan per task for the next micro-batch, from the offsets committed in Kafka."""
+        config = self.config
+        started = self.refresh_target_state(force=True) is TargetState.STARTED
+        connector = self.connector.connector
+        if not (started and self.generation_active and self.task_configs and connector):
+            return []
+        task_class = class_path(connector.task_class())
+        committed = self.committed_offsets()
+        per_task = max(1, math.ceil(config.max_records_per_trigger / len(self.task_configs)))
+        return [
+            SourceTaskPlan(
+                connector=config.name,
+                task=task,
+                task_class=task_class,
+                task_config=dict(task_config),
+                transactional_id=config.task_transactional_id(task),
+                exactly_once=config.exactly_once,
+                transaction_boundary=config.transaction_boundary,
+                transaction_interval_ms=config.transaction_interval_ms,
+                offsets_topic=config.primary_offsets_topic,
+                offsets_topic_partitions=self.primary_partitions,
+                mirror_offsets_topic=(
+                    config.global_offsets_topic if config.connector_offsets_topic else None
+                ),
+                mirror_offsets_topic_partitions=self.global_partitions,
+                committed=committed,
+                offsets_positions=dict(self.primary_view.positions),
+                max_records=per_task,
+                max_poll_duration_ms=config.max_poll_duration_ms,
+                group_id=config.group_id,
+                config_topic=config.config_topic,
+                status_topic=config.status_topic,
+                generation_commit_offset=self.generation_commit_offset,
+                status_generation=self.generation,
+                providers=config.providers,
+                conversion=config.conversion,
+            )
+            for task, task_config in enumerate(self.task_configs)
+        ]
+
+    def stop(self) -> None:
+        """Stop the connector; its tasks are no longer assigned to anyone."""
+        self.connector.stop()
+        if self.state is TargetState.STARTED:
+            self.report_status(StatusState.UNASSIGNED, StatusState.UNASSIGNED)
+        if self.leader is not None:
+            self.leader.close()
+        self.config_store.close()
+        self.primary_view.close()
+        if self.global_view is not None:
+            self.global_view.close()
+
+
+def _identity(partition: dict[str, Any]) -> str:
+    from spark_eos_connect.protocol.offsets_format import partition_key
+
+    return partition_key(partition)

@@ -1,0 +1,844 @@
+"""A source task that lives across micro-batches: it polls, produces and commits in one process.
+
+As in a Kafka Connect worker, a task is started once per generation and then polled for as many
+micro-batches as its plan allows. Each micro-batch polls up to the plan's record and time budget
+and writes the records with the task's producer; in exactly-once mode (KIP-618) the records and
+the task's source offsets go into one transaction:
+
+- `poll` (default): one transaction per task per micro-batch;
+- `interval`: a transaction is committed whenever `transaction.boundary.interval.ms` has passed,
+  and at the end of the micro-batch;
+- `connector`: only the task ends its transactions (`TransactionContext`); one left open at the
+  end of a micro-batch stays open into the next.
+
+The task and its producer are kept while the plan still describes them: same generation, same
+config, and the committed offsets of every source partition the task committed are the ones it
+committed last. Otherwise a fresh task starts from the planned offsets, after the KIP-618
+start-up checks. Once its producer has fenced every earlier attempt, it reads what was committed
+to the offsets topic since planning: if an earlier attempt of the same micro-batch committed, it
+emits that attempt's rows and runs nothing (`runtime.replay`); else its first commit checks that
+no earlier attempt committed its partitions (a re-executed micro-batch then writes nothing). A
+kept producer needs no such check: any other attempt with the same transactional id fences it,
+and its commit fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+from confluent_kafka import KafkaError, KafkaException, Producer
+
+from spark_eos_connect.api.source import (
+    InMemoryOffsetStorageReader,
+    RecordMetadata,
+    SourceRecord,
+    SourceTask,
+    SourceTaskContext,
+    TransactionContext,
+)
+from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.kafka.clients import kafka_error_of, missing_acl
+from spark_eos_connect.kafka.producers import (
+    ProducerFencedError,
+    commit_transaction,
+    idempotent_producer,
+    is_fenced,
+    produce,
+    transactional_producer,
+)
+from spark_eos_connect.protocol.generations import (
+    TaskStartupError,
+    connector_running,
+    task_startup_problem,
+)
+from spark_eos_connect.protocol.murmur2 import default_partition
+from spark_eos_connect.protocol.offsets_format import (
+    encode_offset_key,
+    encode_offset_value,
+    partition_key,
+)
+from spark_eos_connect.source.conversion import RecordPreparer, last_offsets
+from spark_eos_connect.source.plan import SourceTaskPlan
+from spark_eos_connect.source.records import committed_rows, to_bytes
+from spark_eos_connect.source.replay import (
+    ROWS_HEADER,
+    EarlierAttempt,
+    attempt_digest,
+    committed_by,
+    encode_rows_header,
+)
+from spark_eos_connect.storage.config_store import KafkaConfigStore
+from spark_eos_connect.storage.offsets import OffsetsTopicView, offset_messages
+from spark_eos_connect.testing.faults import inject, maybe_crash
+
+log = logging.getLogger(__name__)
+
+COMMIT_TIMEOUT_S = 120.0
+MIRROR_FLUSH_S = 10.0
+
+SourcePartition = dict[str, Any]
+SourceOffset = dict[str, Any] | None
+
+
+class DeliveryFailedError(EosConnectError):
+    """Kafka did not accept a record for good; its source offset is not committed."""
+
+
+class InternalTopicError(EosConnectError):
+    """A task produced a record to one of the framework's internal topics."""
+
+
+@dataclass
+class BatchResult:
+    """What one task did in one micro-batch."""
+
+    connector: str = ""
+    task: int = -1
+    records: int = 0
+    transactions: int = 0
+    offsets_committed: int = 0
+    aborted_transactions: int = 0
+    stale_rows_skipped: int = 0
+    exactly_once: bool = True
+    reused: bool = False
+    open_transaction: bool = False
+    replayed: bool = False
+    """The rows are those an earlier attempt of the same micro-batch committed (nothing ran)."""
+
+
+def load_class(dotted: str) -> type:
+    """Import `package.module.Class`."""
+    import importlib
+
+    module_name, _, class_name = dotted.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError) as error:
+        raise ConfigError(f"cannot load task class {dotted!r}: {error}") from error
+
+
+def stale_partitions(
+    planned: Mapping[str, SourceOffset],
+    touched: list[SourcePartition],
+    current: Callable[[SourcePartition], SourceOffset],
+) -> list[SourcePartition]:
+    """Source partitions whose committed offset is no longer the planned one."""
+    return [p for p in touched if current(p) != planned.get(partition_key(p))]
+
+
+def internal_topics(plan: SourceTaskPlan) -> frozenset[str]:
+    """Topics a task must never write records to: the framework's own."""
+    names = (plan.offsets_topic, plan.mirror_offsets_topic, plan.config_topic, plan.status_topic)
+    return frozenset(name for name in names if name)
+
+
+def same_generation(a: SourceTaskPlan, b: SourceTaskPlan) -> bool:
+    """Whether two plans describe the same task of the same generation and settings."""
+    return (
+        a.connector == b.connector
+        and a.task == b.task
+        and a.task_class == b.task_class
+        and a.task_config == b.task_config
+        and a.transactional_id == b.transactional_id
+        and a.exactly_once == b.exactly_once
+        and a.transaction_boundary == b.transaction_boundary
+        and a.offsets_topic == b.offsets_topic
+        and a.generation_commit_offset == b.generation_commit_offset
+        and a.conversion == b.conversion
+    )
+
+
+class LiveSourceTask:
+    """One source task and its producer, kept across the micro-batches of one generation."""
+
+    def __init__(
+        self,
+        kafka: Mapping[str, Any],
+        plan: SourceTaskPlan,
+        before_producer: Callable[[], None] | None = None,
+    ) -> None:
+        self.kafka = dict(kafka)
+        """The Kafka settings as the driver sent them (references unresolved)."""
+        self._clients = plan.providers.resolve(kafka, prefix="kafka.")
+        self.plan = plan
+        self._before_producer = before_producer
+        self._committed: dict[str, SourceOffset] = {partition_key(p): o for p, o in plan.committed}
+        self._owned: set[str] = set()
+        self._forbidden = internal_topics(plan)
+        self._allowed: set[str] = set()
+        self.task: SourceTask | None = None
+        self._transactions: TransactionContext | None = None
+        self._wants_record_callbacks = False
+        self._preparer: RecordPreparer | None = None
+        self.producer: Producer | None = None
+        self._mirror_producer: Producer | None = None
+        self._config_store: KafkaConfigStore | None = None
+        self._carry: list[SourceRecord] = []
+        self._carry_ends_poll = False
+        self._in_transaction = False
+        self._transaction_started = 0.0
+        self._verified = False
+        self._pending_offsets: dict[str, tuple[SourcePartition, SourceOffset]] = {}
+        self._rows: tuple[list[str], list[int], list[int]] = ([], [], [])
+        self._acknowledged: list[tuple[SourceRecord, RecordMetadata | None]] = []
+        self._errors: list[tuple[str, KafkaError]] = []
+        """Records Kafka refused in the open transaction: (topic, error), in report order."""
+        self._ready_rows: list[pa.RecordBatch] = []
+        self._offsets_view: OffsetsTopicView | None = None
+        self._earlier: EarlierAttempt | None = None
+        """Set when the task started: an earlier attempt of its micro-batch committed."""
+        self.batches = 0
+        self.closed = False
+        self.stale = False
+
+    # -- reuse -------------------------------------------------------------------------------
+
+    def matches(self, plan: SourceTaskPlan) -> bool:
+        """Whether `plan` continues this task: same generation, offsets as this task left them."""
+        if self.closed or self.stale or not same_generation(self.plan, plan):
+            return False
+        planned = {partition_key(p): o for p, o in plan.committed}
+        return all(planned.get(key) == self._committed.get(key) for key in self._owned)
+
+    # -- one micro-batch ---------------------------------------------------------------------
+
+    def run_batch(
+        self, plan: SourceTaskPlan, batch_id: int | None, result: BatchResult
+    ) -> Iterator[pa.RecordBatch]:
+        """Poll and write one micro-batch; yields the rows of the records it committed.
+
+        Fills `result`. Raises on failure; the task must then be closed and not reused.
+        """
+        self.plan = plan
+        result.connector, result.task = plan.connector, plan.task
+        result.exactly_once, result.reused = plan.exactly_once, self.batches > 0
+        self.batches += 1
+        if not self._may_run(plan, batch_id):
+            return
+        if self._earlier is not None:
+            yield from self._replay(self._earlier, result)
+            return
+        boundary = plan.transaction_boundary if plan.exactly_once else "poll"
+        deadline = time.monotonic() + plan.max_poll_duration_ms / 1000
+        dispatched = 0
+        while dispatched < plan.max_records and time.monotonic() < deadline and not self.stale:
+            records, ends_poll = self._next_records(plan.max_records - dispatched)
+            if not records:
+                break
+            if dispatched == 0:
+                maybe_crash("poll", batch_id)
+            dispatched += len(records)
+            self._dispatch(records, ends_poll, boundary, batch_id, result)
+            yield from self._take_rows()
+        if boundary != "connector" and not self.stale:
+            self._commit(batch_id, result)
+        result.open_transaction = self._in_transaction
+        self._flush_mirror()
+        yield from self._take_rows()
+
+    def _next_records(self, limit: int) -> tuple[list[SourceRecord], bool]:
+        """Up to `limit` records (left over from the last poll first), and whether they end
+        a `poll()` batch. Records beyond the limit wait for the next micro-batch."""
+        if self._carry:
+            records, self._carry = self._carry[:limit], self._carry[limit:]
+            return records, not self._carry and self._carry_ends_poll
+        assert self.task is not None
+        polled = self.task.poll() or []
+        if len(polled) > limit:
+            self._carry, self._carry_ends_poll = polled[limit:], True
+            return polled[:limit], False
+        return polled, True
+
+    def _dispatch(
+        self,
+        records: list[SourceRecord],
+        ends_poll: bool,
+        boundary: str,
+        batch_id: int | None,
+        result: BatchResult,
+    ) -> None:
+        """Produce `records`, ending transactions where the boundary mode says so."""
+        context = self._transactions
+        if boundary != "connector" or context is None:
+            self._produce(records)
+            if boundary == "interval" and self._interval_due():
+                self._commit(batch_id, result)
+            return
+        start = 0
+        if context.has_pending_requests():
+            for i, record in enumerate(records):
+                if context.should_abort_on(record):
+                    self._produce(records[start : i + 1])
+                    self._abort(result)
+                    start = i + 1
+                elif context.should_commit_on(record):
+                    self._produce(records[start : i + 1])
+                    self._commit(batch_id, result)
+                    start = i + 1
+        self._produce(records[start:])
+        if ends_poll:
+            if context.should_abort_batch():
+                self._abort(result)
+            elif context.should_commit_batch():
+                self._commit(batch_id, result)
+
+    def _interval_due(self) -> bool:
+        elapsed_ms = (time.monotonic() - self._transaction_started) * 1000
+        return self._in_transaction and elapsed_ms >= self.plan.transaction_interval_ms
+
+    # -- start-up (KIP-618) ------------------------------------------------------------------
+
+    def _may_run(self, plan: SourceTaskPlan, batch_id: int | None) -> bool:
+        """Start the task on first use; False if the connector stopped or paused since the
+        batch was planned (nothing is written, nothing moves)."""
+        if self.task is None:
+            return self._start(plan, batch_id)
+        if self._config_store is not None:  # one cheap request when nothing changed
+            return self._check_generation(self._config_store, plan)
+        return True
+
+    def _start(self, plan: SourceTaskPlan, batch_id: int | None) -> bool:
+        config = plan.providers.resolve(plan.task_config)  # before any client is built
+        if plan.conversion is not None and self._preparer is None:
+            self._preparer = RecordPreparer(
+                plan.conversion,
+                plan.providers.resolve(plan.conversion.options),
+                f"{plan.connector}-{plan.task}",
+            )
+        if plan.config_topic:
+            self._config_store = KafkaConfigStore(self._clients, plan.config_topic, plan.group_id)
+            if not self._check_generation(self._config_store, plan):
+                return False
+        if self._before_producer is not None:
+            self._before_producer()
+        if plan.exactly_once:
+            self.producer = transactional_producer(
+                {**self._clients, "on_delivery": self._delivered}, plan.transactional_id
+            )
+        else:
+            self.producer = idempotent_producer({**self._clients, "on_delivery": self._delivered})
+        if self._config_store is not None and not self._check_generation(self._config_store, plan):
+            return False
+        if plan.exactly_once:  # after init_transactions: no earlier attempt commits any more
+            self._earlier = self._read_offsets_since_planning(plan, batch_id)
+            if self._earlier is not None:
+                return True  # the micro-batch was committed: replay it, start nothing
+        task = load_class(plan.task_class)()
+        if not isinstance(task, SourceTask):
+            raise ConfigError(f"{plan.task_class} is not a SourceTask")
+        self._transactions = (
+            TransactionContext() if plan.transaction_boundary == "connector" else None
+        )
+        task.initialize(
+            SourceTaskContext(
+                config,
+                InMemoryOffsetStorageReader(plan.committed),
+                self._transactions,
+                task_id=plan.task,
+                connector_name=plan.connector,
+            )
+        )
+        task.start(config)
+        self.task = task
+        self._wants_record_callbacks = type(task).commit_record is not SourceTask.commit_record
+        return True
+
+    def _read_offsets_since_planning(
+        self, plan: SourceTaskPlan, batch_id: int | None
+    ) -> EarlierAttempt | None:
+        """Catch up with what was committed to the offsets topic since the plan was made, up to
+        the last stable offsets (an open transaction, a zombie's maybe, must not hold a task's
+        start); what an earlier attempt of this micro-batch committed, if one did. Behind an
+        open transaction, the first commit's stale check finds it instead."""
+        view = OffsetsTopicView(self._clients, plan.offsets_topic)
+        view.positions = dict(plan.offsets_positions)
+        for partition, offset in plan.committed:
+            view.snapshot.apply(
+                encode_offset_key(plan.connector, partition), encode_offset_value(offset)
+            )
+        self._offsets_view = view
+        records = view.read_new(wait_for_open_transactions=False)
+        return committed_by(attempt_digest(plan, batch_id), records)
+
+    def _replay(self, earlier: EarlierAttempt, result: BatchResult) -> Iterator[pa.RecordBatch]:
+        """Emit what an earlier attempt of the micro-batch committed; run and write nothing."""
+        self._earlier = None
+        self.stale = True  # the host starts a fresh task for the next micro-batch
+        result.replayed = True
+        result.transactions = earlier.transactions
+        result.records = sum(rows.num_rows for rows in earlier.rows)
+        if earlier.unrecorded:
+            log.warning(
+                "connector %s task %d: %d transactions of an earlier attempt of this "
+                "micro-batch committed more fragmented offsets than their header holds; their "
+                "rows are not emitted again (the records are in Kafka, once)",
+                self.plan.connector,
+                self.plan.task,
+                earlier.unrecorded,
+            )
+        yield from earlier.rows
+
+    @staticmethod
+    def _check_generation(store: KafkaConfigStore, plan: SourceTaskPlan) -> bool:
+        """False if the connector stopped or paused; raises if this task must not run."""
+        snapshot = store.read_to_end()
+        if not connector_running(snapshot, plan.connector):
+            log.info(
+                "connector %s is no longer running; task %d writes nothing",
+                plan.connector,
+                plan.task,
+            )
+            return False
+        problem = task_startup_problem(snapshot, plan.connector, plan.generation_commit_offset)
+        if problem is not None:
+            raise TaskStartupError(f"task {plan.task} of connector {plan.connector}: {problem}")
+        return True
+
+    # -- records -----------------------------------------------------------------------------
+
+    def _delivered(self, error: KafkaError | None, message: Any) -> None:
+        """Delivery report of a data record (the producer's callback)."""
+        if error is not None:
+            self._errors.append((message.topic(), error))
+            return
+        topics, partitions, offsets = self._rows
+        topics.append(message.topic())
+        partitions.append(message.partition())
+        offsets.append(message.offset())
+
+    def _delivered_record(
+        self, record: SourceRecord, error: KafkaError | None, message: Any
+    ) -> None:
+        """Delivery report of a record whose task wants `commit_record`."""
+        self._delivered(error, message)
+        if error is None:
+            metadata = RecordMetadata(message.topic(), message.partition(), message.offset())
+            self._acknowledged.append((record, metadata))
+
+    def _offsets_delivered(self, error: KafkaError | None, message: Any) -> None:
+        if error is not None:
+            self._errors.append((message.topic(), error))
+
+    def _produce(self, records: list[SourceRecord]) -> None:
+        """Hand `records` to the producer in the open transaction (begun if needed)."""
+        if not records:
+            return
+        try:
+            self._begin()
+            self._hand_over(records)
+        except (KafkaException, SystemError) as error:
+            raise self._kafka_failure(error) from error
+
+    def _kafka_failure(self, error: KafkaException | SystemError) -> Exception:
+        """What a client error means for the task (a fenced producer fails while serving
+        delivery reports with a SystemError whose cause is the KafkaException)."""
+        cause = error if isinstance(error, KafkaException) else error.__cause__
+        if isinstance(cause, KafkaException):
+            return self._explained(cause)
+        if self.plan.exactly_once:  # a fenced producer's flush may fail without any error
+            plan = self.plan
+            return ProducerFencedError(
+                f"task {plan.task} of connector {plan.connector} was most likely fenced by a "
+                f"newer producer with transactional id {plan.transactional_id}: its producer "
+                f"failed ({error}); its records were not committed"
+            )
+        return error
+
+    def _hand_over(self, records: list[SourceRecord]) -> None:
+        """Produce `records` and remember the last offset of each source partition."""
+        if self._preparer is not None:
+            self._hand_over_prepared(records, self._preparer)
+            return
+        producer = self.producer
+        assert producer is not None
+        produce_one = producer.produce
+        allowed = self._allowed
+        callbacks = self._wants_record_callbacks
+        last_seen: dict[int, int] = {}
+        topic = ""
+        try:
+            for index, record in enumerate(records):
+                topic = record.topic
+                if topic not in allowed:
+                    self._allow(topic)
+                value = record.value
+                if value is not None and value.__class__ is not bytes:
+                    value = to_bytes(value)
+                key = record.key
+                if key is not None and key.__class__ is not bytes:
+                    key = to_bytes(key)
+                if record.source_partition is not None:
+                    last_seen[id(record.source_partition)] = index
+                if callbacks or record.partition is not None or record.headers or record.timestamp:
+                    self._produce_with_extras(producer, record, topic, value, key)
+                    continue
+                try:
+                    produce_one(topic, value, key)
+                except BufferError:
+                    produce(producer, topic, value, key)
+        except KafkaException as error:
+            raise self._refused(error, topic) from error
+        for index in sorted(last_seen.values()):
+            record = records[index]
+            assert record.source_partition is not None
+            key = partition_key(record.source_partition)
+            self._pending_offsets[key] = (record.source_partition, record.source_offset)
+        producer.poll(0)
+
+    def _hand_over_prepared(self, records: list[SourceRecord], preparer: RecordPreparer) -> None:
+        """Produce what the chain and converters make of `records`. A dropped record (filtered,
+        or a tolerated failure) still moves its source offset, and the task's `commit_record`
+        gets it with no metadata: after the commit in exactly-once mode, at once otherwise, as
+        Connect's worker tasks do."""
+        producer = self.producer
+        assert producer is not None and self.task is not None
+        prepared = preparer.prepare(records)
+        callbacks = self._wants_record_callbacks
+        topic = ""
+        try:
+            for index, topic, partition, key, value, headers, timestamp in prepared.ready:
+                if topic not in self._allowed:
+                    self._allow(topic)
+                extra: dict[str, Any] = {}
+                if partition is not None:
+                    extra["partition"] = partition
+                if headers:
+                    extra["headers"] = headers
+                if timestamp:
+                    extra["timestamp"] = timestamp
+                if callbacks:
+                    extra["on_delivery"] = functools.partial(self._delivered_record, records[index])
+                produce(producer, topic, value, key, **extra)
+        except KafkaException as error:
+            raise self._refused(error, topic) from error
+        if callbacks:
+            for index in prepared.dropped:
+                if self.plan.exactly_once:
+                    self._acknowledged.append((records[index], None))
+                else:
+                    self.task.commit_record(records[index], None)
+        for partition_, offset in last_offsets(records):
+            self._pending_offsets[partition_key(partition_)] = (partition_, offset)
+        producer.poll(0)
+
+    def _produce_with_extras(
+        self,
+        producer: Producer,
+        record: SourceRecord,
+        topic: str,
+        value: bytes | None,
+        key: bytes | None,
+    ) -> None:
+        extra: dict[str, Any] = {}
+        if record.partition is not None:
+            extra["partition"] = record.partition
+        if record.headers:
+            extra["headers"] = [(name, to_bytes(data)) for name, data in record.headers]
+        if record.timestamp:
+            extra["timestamp"] = record.timestamp
+        if self._wants_record_callbacks:
+            extra["on_delivery"] = functools.partial(self._delivered_record, record)
+        produce(producer, topic, value, key, **extra)
+
+    def _allow(self, topic: str) -> None:
+        if topic in self._forbidden:
+            raise InternalTopicError(
+                f"task {self.plan.task} of connector {self.plan.connector} produced a record to "
+                f"{topic!r}, one of the framework's internal topics (offsets, config, status); "
+                "source records must go to data topics, so the task fails and nothing of this "
+                "transaction is committed"
+            )
+        self._allowed.add(topic)
+
+    # -- transactions ------------------------------------------------------------------------
+
+    def _begin(self) -> None:
+        if self.plan.exactly_once and not self._in_transaction:
+            assert self.producer is not None
+            self.producer.begin_transaction()
+            self._transaction_started = time.monotonic()
+        self._in_transaction = True
+
+    def _commit(self, batch_id: int | None, result: BatchResult) -> None:
+        """Commit what is open: records, then their offsets, in one transaction."""
+        if not self._in_transaction:
+            return
+        plan, producer = self.plan, self.producer
+        assert producer is not None
+        offsets = list(self._pending_offsets.values())
+        if plan.exactly_once and not self._verified:
+            stale, earlier = self._earlier_commit(offsets, batch_id)
+            if stale:
+                producer.flush(COMMIT_TIMEOUT_S)
+                result.stale_rows_skipped += len(self._rows[0])
+                self.stale = True
+                self._abort(result, counted=False)
+                if earlier is not None:  # this micro-batch's: its rows are this attempt's
+                    self._ready_rows.extend(earlier.rows)
+                    result.records += sum(rows.num_rows for rows in earlier.rows)
+                    result.replayed = True
+                return
+            self._verified = True
+        self._await_deliveries(producer)
+        rows = committed_rows(*self._rows)
+        headers = (
+            [(ROWS_HEADER, encode_rows_header(attempt_digest(plan, batch_id), rows))]
+            if plan.exactly_once
+            else None
+        )
+        for message in offset_messages(
+            plan.offsets_topic, plan.offsets_topic_partitions, plan.connector, offsets
+        ):
+            produce(
+                producer,
+                message.topic,
+                message.value,
+                message.key,
+                partition=message.partition,
+                on_delivery=self._offsets_delivered,
+                headers=headers,
+            )
+            headers = None  # on the transaction's first offsets record only
+        if plan.exactly_once:
+            inject("before_commit", batch_id)
+            try:
+                commit_transaction(producer, COMMIT_TIMEOUT_S)
+            except KafkaException as error:
+                if error.args[0].txn_requires_abort():  # the producer stays usable
+                    with contextlib.suppress(KafkaException, SystemError, EosConnectError):
+                        self._abort(result, counted=False)
+                self._in_transaction = False
+                raise self._explained(error) from error
+            self._in_transaction = False
+            self._committed_now(offsets, rows, result)
+            inject("after_commit", batch_id)
+            return
+        self._await_deliveries(producer)
+        self._in_transaction = False
+        self._committed_now(offsets, rows, result)
+
+    def _await_deliveries(self, producer: Producer) -> None:
+        """Wait until Kafka acknowledged everything produced; fail on any record it refused."""
+        try:
+            remaining = producer.flush(COMMIT_TIMEOUT_S)
+        except (KafkaException, SystemError) as error:
+            raise self._kafka_failure(error) from error
+        if remaining:
+            raise DeliveryFailedError(
+                f"{remaining} records were not acknowledged by Kafka within "
+                f"{COMMIT_TIMEOUT_S:.0f}s; their offsets are not committed"
+            )
+        if self._errors:
+            raise self._refused_deliveries()
+
+    def _refused_deliveries(self) -> DeliveryFailedError:
+        """The failure of a transaction some of whose records Kafka refused: the first refusal
+        names its topic and, when an ACL is missing, the operation the principal needs (later
+        errors, such as the producer's `Erroneous state`, only follow from it)."""
+        errors, self._errors = self._errors, []
+        topic, first = errors[0]
+        denied = missing_acl(first, "Write", topic, self._clients)
+        return DeliveryFailedError(
+            f"Kafka refused {len(errors)} records of task {self.plan.task} of connector "
+            f"{self.plan.connector} (first: {topic}: {first.str()}); their offsets are not "
+            "committed" + (f"; {denied}" if denied is not None else "")
+        )
+
+    def _committed_now(
+        self,
+        offsets: list[tuple[SourcePartition, SourceOffset]],
+        rows: pa.RecordBatch,
+        result: BatchResult,
+    ) -> None:
+        """Bookkeeping and the task's hooks once a transaction is committed."""
+        for partition, offset in offsets:
+            key = partition_key(partition)
+            self._committed[key] = offset
+            self._owned.add(key)
+        self._pending_offsets.clear()
+        result.records += rows.num_rows
+        result.transactions += 1
+        result.offsets_committed += len(offsets)
+        if rows.num_rows:
+            self._ready_rows.append(rows)
+        self._rows = ([], [], [])
+        if self.plan.mirror_offsets_topic:
+            self._mirror(offsets)
+        acknowledged, self._acknowledged = self._acknowledged, []
+        task = self.task
+        assert task is not None
+        for record, metadata in acknowledged:
+            task.commit_record(record, metadata)
+        task.commit()
+
+    def _abort(self, result: BatchResult, counted: bool = True) -> None:
+        """The open transaction's records and offsets are dropped; the task polls on."""
+        producer = self.producer
+        assert producer is not None
+        if self._in_transaction and self.plan.exactly_once:
+            try:
+                # Kafka first gets the records, so the transaction's partitions are added: an
+                # abort sent while they are still being added (right after the last commit) finds
+                # that commit's completed state and is refused as INVALID_TXN_STATE, fatally
+                producer.flush(COMMIT_TIMEOUT_S)
+                producer.abort_transaction(COMMIT_TIMEOUT_S)
+                producer.flush(COMMIT_TIMEOUT_S)  # serve the aborted records' reports
+            except (KafkaException, SystemError) as error:
+                raise self._kafka_failure(error) from error
+        self._in_transaction = False
+        self._pending_offsets.clear()
+        self._rows = ([], [], [])
+        self._acknowledged = []
+        self._errors = []
+        if counted:
+            result.aborted_transactions += 1
+
+    def _take_rows(self) -> Iterator[pa.RecordBatch]:
+        ready, self._ready_rows = self._ready_rows, []
+        yield from ready
+
+    def _refused(self, error: KafkaException, topic: str) -> EosConnectError:
+        """The producer refused a record of `topic` at once (its metadata already says why, e.g.
+        a missing Write ACL): named like a refusal in a delivery report."""
+        kafka_error = kafka_error_of(error)
+        if kafka_error is None or is_fenced(error):
+            return self._explained(error)
+        plan = self.plan
+        denied = missing_acl(error, "Write", topic, self._clients)
+        return DeliveryFailedError(
+            f"Kafka refused a record of task {plan.task} of connector {plan.connector} "
+            f"({topic}: {KafkaError(kafka_error.code()).str()})"
+            + (f"; {denied}" if denied is not None else "")
+            + "; nothing of the transaction was committed"
+        )
+
+    def _explained(self, error: KafkaException) -> EosConnectError:
+        plan = self.plan
+        if not is_fenced(error) and self._errors:  # a refused record came first: the cause
+            return self._refused_deliveries()
+        if is_fenced(error):
+            return ProducerFencedError(
+                f"task {plan.task} of connector {plan.connector} was fenced by a newer producer "
+                f"with transactional id {plan.transactional_id}; its records were not "
+                f"committed ({error.args[0]})"
+            )
+        # Refused with no record refused: adding the offsets topic to the transaction was
+        denied = missing_acl(error, "Write", plan.offsets_topic, self._clients)
+        return DeliveryFailedError(
+            f"task {plan.task} of connector {plan.connector}: the transaction failed "
+            f"({error.args[0]}); nothing of it was committed"
+            + (f"; {denied} (or on the topics of its records)" if denied is not None else "")
+        )
+
+    def _earlier_commit(
+        self, offsets: list[tuple[SourcePartition, SourceOffset]], batch_id: int | None
+    ) -> tuple[bool, EarlierAttempt | None]:
+        """Whether an earlier attempt committed offsets of these partitions since planning,
+        and what an earlier attempt of this micro-batch committed, if the records read show it."""
+        plan, view = self.plan, self._offsets_view
+        assert view is not None  # read when the task started
+        touched = [partition for partition, _ in offsets]
+        try:
+            records = view.read_new(
+                {
+                    default_partition(
+                        encode_offset_key(plan.connector, p), plan.offsets_topic_partitions
+                    )
+                    for p in touched
+                }
+            )
+        finally:
+            view.close()
+            self._offsets_view = None
+        planned = {partition_key(p): o for p, o in plan.committed}
+        stale = stale_partitions(
+            planned, touched, lambda p: view.snapshot.offset(plan.connector, p)
+        )
+        if stale:
+            log.warning(
+                "connector %s task %d: an earlier attempt already committed offsets for %s; "
+                "this attempt writes nothing",
+                plan.connector,
+                plan.task,
+                stale,
+            )
+            return True, committed_by(attempt_digest(plan, batch_id), records)
+        return False, None
+
+    # -- mirroring to the global offsets topic (KIP-618: best effort, never fails the task) --
+
+    def _mirror(self, offsets: list[tuple[SourcePartition, SourceOffset]]) -> None:
+        plan = self.plan
+        assert plan.mirror_offsets_topic is not None
+        if self._mirror_producer is None:
+            self._mirror_producer = idempotent_producer(self._clients)
+        for message in offset_messages(
+            plan.mirror_offsets_topic, plan.mirror_offsets_topic_partitions, plan.connector, offsets
+        ):
+            try:
+                produce(
+                    self._mirror_producer,
+                    message.topic,
+                    message.value,
+                    message.key,
+                    partition=message.partition,
+                )
+            except KafkaException as error:
+                log.warning("mirroring offsets to %s failed: %s", plan.mirror_offsets_topic, error)
+
+    def _flush_mirror(self) -> None:
+        if self._mirror_producer is not None and self._mirror_producer.flush(MIRROR_FLUSH_S):
+            log.warning(
+                "offsets not yet mirrored to %s; the producer keeps retrying",
+                self.plan.mirror_offsets_topic,
+            )
+
+    # -- end ---------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Abort what is open and stop the task (the generation ended or the task failed)."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.producer is not None and self._in_transaction and self.plan.exactly_once:
+            try:
+                self.producer.abort_transaction(10)
+            except KafkaException as error:
+                log.info("aborting the open transaction on close failed: %s", error)
+        self._in_transaction = False
+        if self._preparer is not None:
+            self._preparer.close()
+        if self.task is not None:
+            try:
+                self.task.stop()
+            except Exception as error:  # the task is going away either way
+                log.warning("task %d stop() failed: %s", self.plan.task, error)
+        if self._config_store is not None:
+            self._config_store.close()
+        if self._offsets_view is not None:
+            self._offsets_view.close()
+        self._flush_mirror()
+
+
+def run_task_once(
+    kafka: Mapping[str, Any],
+    plan: SourceTaskPlan,
+    batch_id: int | None = 0,
+    before_producer: Callable[[], None] | None = None,
+) -> BatchResult:
+    """One micro-batch of a freshly started task, which is then stopped (tools and tests)."""
+    live = LiveSourceTask(kafka, plan, before_producer)
+    result = BatchResult()
+    try:
+        for _ in live.run_batch(plan, batch_id, result):
+            pass
+    finally:
+        live.close()
+    return result

@@ -1,0 +1,206 @@
+"""Everything wrong with a source connector's options, found before its query starts.
+
+`source_config_report(options)` checks the whole config at once: the Kafka settings the
+framework needs, the framework's own options, the Connect options this project refuses
+(`runtime.connect_options`), the converters, `transforms`, `predicates` and `errors.*`
+(`runtime.source_conversion`), and the connector's own options as its `validate` sees them. It
+returns every problem by option, and warnings for options nothing reads (which Connect passes to
+the connector and ignores too). `validate_source_options` raises one `InvalidConfigError`
+listing all the problems; `spark.readStream.format("eosconnect")...load()` calls it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from spark_eos_connect.api.config import InvalidConfigError, props_with_prefix
+from spark_eos_connect.errors import ConfigError, ConnectorNotFoundError
+from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
+from spark_eos_connect.runtime.connect_options import (
+    ACCEPTED_VALUES,
+    alias_case_problems,
+    refused_option_problems,
+    restore_alias_case,
+)
+from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
+from spark_eos_connect.runtime.framework_config import FRAMEWORK_CONFIG, split_options
+from spark_eos_connect.source.conversion import (
+    CONVERTER_OPTIONS,
+    SOURCE_CONVERTER_CONFIG,
+    record_conversion_problems,
+)
+
+Problems = dict[str, list[str]]
+
+_CLIENT_SETTINGS = frozenset(
+    {"bootstrap.servers", "security.protocol", "client.id", "acks", "compression.type"}
+)
+
+
+def _add(problems: Problems, found: Mapping[str, Sequence[str]]) -> None:
+    for name, messages in found.items():
+        problems.setdefault(name, []).extend(messages)
+
+
+def _kafka_problems(kafka: Mapping[str, str]) -> Problems:
+    problems: Problems = {}
+    if "bootstrap.servers" not in kafka:
+        problems["kafka.bootstrap.servers"] = [
+            "Missing option kafka.bootstrap.servers: the Kafka cluster to write to "
+            "(e.g. .option('kafka.bootstrap.servers', 'localhost:9092'))"
+        ]
+    if "transactional.id" in kafka:
+        problems["kafka.transactional.id"] = [
+            "Option kafka.transactional.id cannot be set: source tasks use "
+            "<group.id>-<connector>-<task> so that zombie tasks are fenced"
+        ]
+    return problems
+
+
+def _resolved(
+    props: Mapping[str, Any], providers: ConfigProviders, problems: Problems
+) -> dict[str, Any]:
+    """`props` with references resolved one option at a time (each failure is a problem)."""
+    resolved: dict[str, Any] = {}
+    for name, value in props.items():
+        try:
+            resolved[name] = providers.resolve({name: value})[name]
+        except ConfigError as error:
+            _add(problems, {name: [str(error)]})
+            resolved[name] = value
+    return resolved
+
+
+def _connector_report(
+    props: Mapping[str, Any], problems: Problems
+) -> tuple[str, frozenset[str]] | None:
+    """Run the connector's `validate`; (its class name, the options it defines) or None."""
+    from spark_eos_connect.api.source import SourceConnector
+    from spark_eos_connect.plugins.connectors import resolve_connector_class
+
+    name = str(props.get("connector.class") or "")
+    if not name:
+        return None  # already reported as a missing required option
+    try:
+        cls = resolve_connector_class(name)
+    except (ConfigError, ConnectorNotFoundError) as error:
+        _add(problems, {"connector.class": [str(error)]})
+        return None
+    if not issubclass(cls, SourceConnector):
+        _add(problems, {"connector.class": [f"{name!r} is not a source connector"]})
+        return None
+    try:
+        connector = cls()
+        reports = connector.validate(dict(props))
+        defined = frozenset(connector.config_def().names())
+    except Exception as error:
+        _add(
+            problems,
+            {"connector.class": [f"{name}: validating its options failed: {error!r}"]},
+        )
+        return None
+    _add(problems, {r.name: r.errors for r in reports if r.errors})
+    return cls.__name__, defined
+
+
+def _converter_warnings(props: Mapping[str, Any]) -> list[str]:
+    """Converter options nobody reads: no converter set, or not one of its options."""
+    from spark_eos_connect.converters import make_converter, make_header_converter
+
+    warnings = []
+    for option in CONVERTER_OPTIONS:
+        suffixes = sorted(props_with_prefix(props, f"{option}."))
+        if not suffixes:
+            continue
+        name = str(props.get(option) or "").strip()
+        if not name:
+            warnings += [f"{option}.{s} is ignored: {option} is not set" for s in suffixes]
+            continue
+        try:
+            converter = (
+                make_header_converter(name, {})
+                if option == "header.converter"
+                else make_converter(name, {}, is_key=option == "key.converter")
+            )
+        except ConfigError:
+            continue  # reported as a problem
+        known = converter.config_def.names()
+        warnings += [
+            f"{option}.{s} is not an option of {type(converter).__name__} and is ignored "
+            f"(its options: {', '.join(known) or 'none'})"
+            for s in suffixes
+            if s not in known
+        ]
+    return warnings
+
+
+def _unknown_warnings(props: Mapping[str, Any], connector: tuple[str, frozenset[str]]) -> list[str]:
+    """Options neither the framework nor the connector defines (only when the connector defines
+    its options: a connector with an empty `config_def` may read anything)."""
+    class_name, defined = connector
+    if not defined:
+        return []
+    known = (
+        set(FRAMEWORK_CONFIG.names())
+        | set(SOURCE_CONVERTER_CONFIG.names())
+        | set(SOURCE_ERRORS_CONFIG.names())
+        | {"transforms", "predicates", *ACCEPTED_VALUES}
+        | defined
+    )
+    prefixes = tuple(f"{p}." for p in (*CONVERTER_OPTIONS, "transforms", "predicates"))
+    warnings = []
+    for name in sorted(props):
+        if name in known or name.startswith(prefixes):
+            continue
+        hint = ""
+        if name in _CLIENT_SETTINGS or name.startswith(("sasl.", "ssl.")):
+            hint = f"; Kafka client settings take the kafka. prefix here (kafka.{name})"
+        warnings.append(
+            f"Option {name} is defined neither by the framework nor by {class_name}; it is "
+            f"passed to the connector, which ignores it{hint}"
+        )
+    return warnings
+
+
+def source_config_report(options: Mapping[str, Any]) -> tuple[Problems, list[str]]:
+    """(every problem by option, warnings) for a source connector's data source options."""
+    from spark_eos_connect.transforms import transform_config_warnings
+
+    problems: Problems = {}
+    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    _add(problems, _kafka_problems(kafka))
+    try:
+        providers = ConfigProviders.from_options(rest)
+    except ConfigError as error:
+        _add(problems, {"config.providers": [str(error)]})
+        providers = ConfigProviders(())
+    props = restore_alias_case({k: v for k, v in rest.items() if not is_provider_option(k)})
+    _add(problems, alias_case_problems(props))
+    _add(problems, refused_option_problems(props))
+    if "name" in props and "${" in str(props["name"]):
+        _add(problems, {"name": ["Option name cannot hold a ${provider:...} reference"]})
+    resolved = _resolved(props, providers, problems)
+    _resolved({f"kafka.{k}": v for k, v in kafka.items()}, providers, problems)  # checked only
+    try:
+        FRAMEWORK_CONFIG.parse({k: v for k, v in resolved.items() if k in FRAMEWORK_CONFIG})
+    except InvalidConfigError as error:
+        _add(problems, error.problems)
+    _add(problems, record_conversion_problems(resolved))
+    connector_props = {k: v for k, v in resolved.items() if k not in FRAMEWORK_CONFIG}
+    for key in ("name", "connector.class", "tasks.max"):
+        if key in resolved:
+            connector_props[key] = resolved[key]
+    connector = _connector_report(connector_props, problems)
+    warnings = transform_config_warnings(props) + _converter_warnings(props)
+    if connector is not None:
+        warnings += _unknown_warnings(props, connector)
+    return problems, warnings
+
+
+def validate_source_options(options: Mapping[str, Any]) -> list[str]:
+    """The warnings about `options`; raises `InvalidConfigError` listing every problem."""
+    problems, warnings = source_config_report(options)
+    if problems:
+        raise InvalidConfigError(problems)
+    return warnings
