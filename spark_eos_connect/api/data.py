@@ -584,7 +584,8 @@ def _scaled(unscaled: int, scale: int) -> decimal.Decimal:
 
 _EPOCH_DATE = dt.date(1970, 1, 1)
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-_MS_PER_DAY = 86_400_000
+MS_PER_DAY = 86_400_000
+"""Milliseconds in a day: Date values are whole days, Time values stay below it."""
 _ONE_MS = dt.timedelta(milliseconds=1)
 
 
@@ -652,8 +653,8 @@ class Time:
     def to_logical(schema: Schema, raw: int) -> dt.time:
         """The (naive, UTC) time of day `raw` milliseconds after midnight."""
         _require_logical(schema, Time.LOGICAL_NAME, "a Time")
-        if not 0 <= raw < _MS_PER_DAY:
-            raise DataError(f"Time values must be milliseconds in [0, {_MS_PER_DAY}), got {raw}")
+        if not 0 <= raw < MS_PER_DAY:
+            raise DataError(f"Time values must be milliseconds in [0, {MS_PER_DAY}), got {raw}")
         seconds, ms = divmod(raw, 1000)
         minutes, second = divmod(seconds, 60)
         hour, minute = divmod(minutes, 60)

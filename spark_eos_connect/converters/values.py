@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from spark_eos_connect.api.data import (
+    MS_PER_DAY,
     Date,
     Decimal,
     Schema,
@@ -36,7 +37,6 @@ from spark_eos_connect.errors import DataError
 
 __all__ = ["parse_string", "to_string"]
 
-_MS_PER_DAY = 86_400_000
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 # --- writing ------------------------------------------------------------------------------------
@@ -46,7 +46,7 @@ def _epoch_ms(value: dt.date | dt.time) -> int:
     if isinstance(value, dt.datetime):
         return Timestamp.from_logical(Timestamp.SCHEMA, value)
     if isinstance(value, dt.date):
-        return Date.from_logical(Date.SCHEMA, value) * _MS_PER_DAY
+        return Date.from_logical(Date.SCHEMA, value) * MS_PER_DAY
     return Time.from_logical(Time.SCHEMA, value)
 
 
@@ -54,10 +54,10 @@ def _date_text(millis: int) -> str:
     """Java's `Values.dateFormatFor` choice: a time below one day, a date at midnight, else both."""
     moment = _EPOCH + dt.timedelta(milliseconds=millis)
     time = f"{moment:%H:%M:%S}.{moment.microsecond // 1000:03d}Z"
-    if millis < _MS_PER_DAY:
+    if millis < MS_PER_DAY:
         return time
     date = f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
-    return date if millis % _MS_PER_DAY == 0 else f"{date}T{time}"
+    return date if millis % MS_PER_DAY == 0 else f"{date}T{time}"
 
 
 def _escape(text: str) -> str:
@@ -274,7 +274,7 @@ def _parse_temporal(token: str) -> SchemaAndValue | None:
     try:
         if len(token) == 13 and (time := _TIME.fullmatch(token)):
             millis = _time_ms(time)
-            if millis < _MS_PER_DAY:
+            if millis < MS_PER_DAY:
                 return SchemaAndValue(Time.SCHEMA, Time.to_logical(Time.SCHEMA, millis))
             return None
         if len(token) == 24 and token[10] == "T":

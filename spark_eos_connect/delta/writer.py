@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +38,7 @@ from spark_eos_connect.delta.connector import (
     parse_delta_config,
 )
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
 from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
 from spark_eos_connect.runtime.errors_dlq import (
     ErrorPolicy,
@@ -58,7 +58,6 @@ from spark_eos_connect.sink.kafka_input import (
     parse_reader_options,
 )
 from spark_eos_connect.sink.runner import sink_task_configs
-from spark_eos_connect.testing.faults import FAULT_ENV, maybe_crash
 
 log = logging.getLogger(__name__)
 
@@ -334,14 +333,16 @@ def table_rows(checked: Any, config: DeltaSinkConfig) -> Any:
     return checked.where(F.col(_ERROR).isNull()).select(*data, *meta, tombstone)
 
 
-def _crash_hook(df: Any, batch_id: int) -> Any:
-    """Crash tests: die inside the write job, after rows reached the writer (`put@N`)."""
-    if "put@" not in os.environ.get(FAULT_ENV, ""):
+def _put_hook(df: Any, batch_id: int) -> Any:
+    """With commit hooks armed at `put` (the crash tests): a stage that reaches the point inside
+    the write job, after rows reached the writer; otherwise `df` as it is."""
+    hooks = installed_hooks()
+    if not hooks.armed("put"):
         return df
 
     def pass_through(batches: Iterator[Any]) -> Iterator[Any]:
         yield from batches
-        maybe_crash("put", batch_id)
+        hooks.reached("put", batch_id)
 
     return df.mapInArrow(pass_through, df.schema)
 
@@ -537,7 +538,7 @@ class DeltaTableWriter:
         txn_version = self._txn_version(batch_id, state.txn)
         stored = merge_max(stored, covered)
         metadata = self._metadata(batch_id, txn_version, stored)
-        self._commit(spark, _crash_hook(good, batch_id), txn_version, metadata)
+        self._commit(spark, _put_hook(good, batch_id), txn_version, metadata)
         location = table_location(spark, self.config)
         self._state = _TableState(table_version(spark, location), txn_version, stored)
         self.last_summary = (
@@ -561,7 +562,7 @@ class DeltaTableWriter:
         good = table_rows(checked, self.config).observe(counted, F.count(F.lit(1)).alias("rows"))
         txn_version = self._txn_version(batch_id, state.txn)
         metadata = self._metadata(batch_id, txn_version, None)
-        self._commit(spark, _crash_hook(good, batch_id), txn_version, metadata)
+        self._commit(spark, _put_hook(good, batch_id), txn_version, metadata)
         written = int(counted.get["rows"])
         location = table_location(spark, self.config)
         self._state = _TableState(table_version(spark, location), txn_version, state.stored)
@@ -623,11 +624,11 @@ class DeltaBatchSink:
         """Driver: one micro-batch."""
         current = self.task.write_batch(df, batch_id)
         committable = self.task.pre_commit(dict(current)) if current else {}
-        maybe_crash("before_group_commit", batch_id)
+        installed_hooks().reached("before_group_commit", batch_id)
         if committable:
             offsets = {(tp.topic, tp.partition): o for tp, o in committable.items()}
             KafkaMetadata(self.kafka).commit_group_offsets(self.group, offsets)
-        maybe_crash("during_group_commit", batch_id)
+        installed_hooks().reached("during_group_commit", batch_id)
         summary = self.task.last_summary() or f"batch {batch_id}"
         print(f"{summary}; {len(committable)} offsets committed to {self.group}", flush=True)
 

@@ -25,6 +25,7 @@ from spark_eos_connect.plugins.connectors import (
     resolve_connector_class,
     resolve_plugin_class,
 )
+from spark_eos_connect.plugins.loader import class_path
 from spark_eos_connect.runtime.framework_config import CONNECTOR_FRAMEWORK_CONFIG
 
 log = logging.getLogger(__name__)
@@ -62,11 +63,6 @@ def plugin_packages(value: str | Iterable[str]) -> tuple[str, ...]:
             f"mycompany.connectors), got {', '.join(repr(b) for b in bad)}"
         )
     return packages
-
-
-def class_path(cls: type) -> str:
-    """``package.module.Class`` of `cls`."""
-    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _reports(

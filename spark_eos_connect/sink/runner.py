@@ -44,6 +44,10 @@ from spark_eos_connect.converters import (
     make_header_converter,
 )
 from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.plugins.loader import class_path, load_class
+from spark_eos_connect.ports import CommitHooks
+from spark_eos_connect.runtime import commit_hooks
+from spark_eos_connect.runtime.commit_hooks import NO_HOOKS
 from spark_eos_connect.runtime.config_references import (
     ConfigProviders,
     has_reference,
@@ -61,7 +65,6 @@ from spark_eos_connect.runtime.errors_dlq import (
 from spark_eos_connect.runtime.framework_config import split_options
 from spark_eos_connect.sink.kafka_input import TP, group_id_for
 from spark_eos_connect.sink.rows import RawRecord, RecordChunk, chunks
-from spark_eos_connect.testing.faults import maybe_crash
 from spark_eos_connect.transforms.arrow import split_topic_stages
 
 log = logging.getLogger(__name__)
@@ -182,6 +185,8 @@ class SinkTaskPlan:
     """Every `<key|value|header>.converter.<option>` option."""
     transform_options: dict[str, str] = field(default_factory=dict, repr=False)
     """`transforms`, `predicates` and their `transforms.<alias>.*`/`predicates.<alias>.*`."""
+    hooks: CommitHooks = NO_HOOKS
+    """The driver's commit hooks (none in production; `testing.faults` in crash tests)."""
 
     @property
     def group_id(self) -> str:
@@ -347,11 +352,6 @@ def parse_sink_options(options: Mapping[str, Any]) -> SinkOptions:
     )
 
 
-def class_path(cls: type) -> str:
-    """`package.module.Class`."""
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
 def sink_task_configs(
     connector: SinkConnector, props: dict[str, str], tasks: int
 ) -> list[dict[str, str]]:
@@ -395,6 +395,7 @@ def plan_sink(parsed: SinkOptions, connector: SinkConnector) -> SinkTaskPlan:
         header_converter=values["header.converter"],
         converter_options=parsed.converter_options,
         transform_options=parsed.transform_options,
+        hooks=commit_hooks.installed(),
     )
 
 
@@ -416,16 +417,7 @@ class SinkTaskResult:
 
 def load_task_class(dotted: str) -> type[SinkTask]:
     """Import `package.module.Class` and check it is a SinkTask."""
-    import importlib
-
-    module_name, _, name = dotted.rpartition(".")
-    try:
-        cls = getattr(importlib.import_module(module_name), name)
-    except (ImportError, AttributeError) as error:
-        raise ConfigError(f"cannot load sink task class {dotted!r}: {error}") from error
-    if not (isinstance(cls, type) and issubclass(cls, SinkTask)):
-        raise ConfigError(f"{dotted!r} is not a SinkTask")
-    return cls
+    return load_class(dotted, "sink task class", SinkTask)
 
 
 def _header_values(headers: list[tuple[tuple[str, SchemaAndValue], ...]]) -> list[Any]:
@@ -769,7 +761,7 @@ class _SinkTaskRun:
             for number, chunk in enumerate(chunks(batches, self.plan.max_poll_records)):
                 self.process(chunk)
                 if number == 0:
-                    maybe_crash("put", self.batch_id)
+                    self.plan.hooks.reached("put", self.batch_id)
             committable = self.commit_offsets()
         except BaseException:
             try:

@@ -21,8 +21,10 @@ from spark_eos_connect.kafka.clients import ensure_reachable
 from spark_eos_connect.kafka.producers import fence_transactional_id
 from spark_eos_connect.kafka.security import authenticates, verify_credentials
 from spark_eos_connect.plugins.connectors import resolve_connector_class
+from spark_eos_connect.plugins.loader import class_path
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusState
+from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.runtime.config_references import reverse_transform
 from spark_eos_connect.runtime.connector_lifecycle import ConnectorPhase, ManagedConnector
 from spark_eos_connect.runtime.framework_config import SourcePipelineConfig
@@ -51,11 +53,6 @@ class ConnectorTakenOverError(EosConnectError, RuntimeError):
 
 class ConnectorFailedError(EosConnectError, RuntimeError):
     """The connector failed to start when the query started."""
-
-
-def class_path(cls: type) -> str:
-    """`package.module.Class` of `cls`."""
-    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def load_source_connector(
@@ -343,6 +340,7 @@ class SourceCoordinator:
                 group_id=config.group_id,
                 config_topic=config.config_topic,
                 status_topic=config.status_topic,
+                hooks=commit_hooks.installed(),
                 generation_commit_offset=self.generation_commit_offset,
                 status_generation=self.generation,
                 providers=config.providers,

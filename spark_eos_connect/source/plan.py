@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from spark_eos_connect.ports import CommitHooks
+from spark_eos_connect.runtime.commit_hooks import NO_HOOKS
 from spark_eos_connect.runtime.config_references import ConfigProviders
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy
 
@@ -63,6 +65,8 @@ class SourceTaskPlan:
     """Resolve `task_config` and the Kafka settings with these on the task's host."""
     conversion: RecordConversion | None = None
     """None: records go to Kafka as they are (the default, and the fast path)."""
+    hooks: CommitHooks = NO_HOOKS
+    """The driver's commit hooks (none in production; `testing.faults` in crash tests)."""
 
 
 def spool_dir() -> Path:

@@ -43,7 +43,7 @@ from spark_eos_connect.api.source import (
     SourceTaskContext,
     TransactionContext,
 )
-from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.clients import kafka_error_of, missing_acl
 from spark_eos_connect.kafka.producers import (
     ProducerFencedError,
@@ -53,6 +53,7 @@ from spark_eos_connect.kafka.producers import (
     produce,
     transactional_producer,
 )
+from spark_eos_connect.plugins.loader import load_class
 from spark_eos_connect.protocol.generations import (
     TaskStartupError,
     connector_running,
@@ -76,7 +77,6 @@ from spark_eos_connect.source.replay import (
 )
 from spark_eos_connect.storage.config_store import KafkaConfigStore
 from spark_eos_connect.storage.offsets import OffsetsTopicView, offset_messages
-from spark_eos_connect.testing.faults import inject, maybe_crash
 
 log = logging.getLogger(__name__)
 
@@ -111,17 +111,6 @@ class BatchResult:
     open_transaction: bool = False
     replayed: bool = False
     """The rows are those an earlier attempt of the same micro-batch committed (nothing ran)."""
-
-
-def load_class(dotted: str) -> type:
-    """Import `package.module.Class`."""
-    import importlib
-
-    module_name, _, class_name = dotted.rpartition(".")
-    try:
-        return getattr(importlib.import_module(module_name), class_name)
-    except (ImportError, AttributeError) as error:
-        raise ConfigError(f"cannot load task class {dotted!r}: {error}") from error
 
 
 def stale_partitions(
@@ -233,7 +222,7 @@ class LiveSourceTask:
             if not records:
                 break
             if dispatched == 0:
-                maybe_crash("poll", batch_id)
+                plan.hooks.reached("poll", batch_id)
             dispatched += len(records)
             self._dispatch(records, ends_poll, boundary, batch_id, result)
             yield from self._take_rows()
@@ -330,9 +319,7 @@ class LiveSourceTask:
             self._earlier = self._read_offsets_since_planning(plan, batch_id)
             if self._earlier is not None:
                 return True  # the micro-batch was committed: replay it, start nothing
-        task = load_class(plan.task_class)()
-        if not isinstance(task, SourceTask):
-            raise ConfigError(f"{plan.task_class} is not a SourceTask")
+        task = load_class(plan.task_class, "source task class", SourceTask)()
         self._transactions = (
             TransactionContext() if plan.transaction_boundary == "connector" else None
         )
@@ -607,7 +594,7 @@ class LiveSourceTask:
             )
             headers = None  # on the transaction's first offsets record only
         if plan.exactly_once:
-            inject("before_commit", batch_id)
+            plan.hooks.reached("before_commit", batch_id)
             try:
                 commit_transaction(producer, COMMIT_TIMEOUT_S)
             except KafkaException as error:
@@ -618,7 +605,7 @@ class LiveSourceTask:
                 raise self._explained(error) from error
             self._in_transaction = False
             self._committed_now(offsets, rows, result)
-            inject("after_commit", batch_id)
+            plan.hooks.reached("after_commit", batch_id)
             return
         self._await_deliveries(producer)
         self._in_transaction = False

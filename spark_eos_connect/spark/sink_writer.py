@@ -20,6 +20,7 @@ from pyspark.sql.types import StructType
 from spark_eos_connect.api.sink import SinkConnector
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.plugins.connectors import resolve_connector_class
+from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
 from spark_eos_connect.runtime.errors_dlq import ensure_dlq_topic
 from spark_eos_connect.sink.kafka_input import KafkaMetadata
 from spark_eos_connect.sink.runner import (
@@ -31,7 +32,6 @@ from spark_eos_connect.sink.runner import (
 )
 from spark_eos_connect.spark.task_context import current_batch_id
 from spark_eos_connect.spark.worker_gc import settle_heap
-from spark_eos_connect.testing.faults import maybe_crash
 
 log = logging.getLogger(__name__)
 
@@ -101,11 +101,11 @@ class EosConnectSinkStreamWriter(DataSourceStreamArrowWriter):
             SinkTaskResult(**m.result) for m in messages if isinstance(m, SinkTaskCommitMessage)
         ]
         offsets = merge_committable(results)
-        maybe_crash("before_group_commit", batchId)
+        installed_hooks().reached("before_group_commit", batchId)
         if offsets:
             kafka = self.plan.resolved_kafka()
             KafkaMetadata(kafka).commit_group_offsets(self.plan.group_id, offsets)
-        maybe_crash("during_group_commit", batchId)
+        installed_hooks().reached("during_group_commit", batchId)
         print(summarize(batchId, self.plan.group_id, results, len(offsets)), flush=True)
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:

@@ -10,8 +10,13 @@ chunk of a sink task, or inside the Delta sink's write job before its commit),
 `before_group_commit` (driver, the sink's data is durable - Delta committed - and `pre_commit`
 answered, consumer group not yet written), `during_group_commit` (driver, in the commit step:
 consumer group written when there was anything to commit, Spark's commit log not yet).
-Spark's Python daemon runs its workers in a process group of their own, so the job publishes
-its driver's group in `EOSCONNECT_FAULT_PGID` (see `arm_driver_group`) and both groups are killed.
+Spark's Python daemon runs its workers in a process group of their own, so the hooks remember the
+driver's group and both groups are killed.
+
+The environment is read once, on the driver: a job calls `install_from_environment()` before Spark
+starts, which installs an `EnvironmentFaults` as the process's commit hooks
+(`runtime.commit_hooks`); the plans the driver sends to executors carry it (it pickles), so no
+executor reads the environment and production code never imports this module.
 
 Failures instead of crashes: `fail_before_commit@<batch>` and `fail_after_commit@<batch>` raise
 `InjectedFault` inside the source task (in its task host, at the same places as `before_commit`
@@ -30,9 +35,13 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.plugins.loader import class_path
+from spark_eos_connect.runtime import commit_hooks
 
 FAULT_ENV = "EOSCONNECT_FAULT"
 MARKER_ENV = "EOSCONNECT_FAULT_MARKER"
@@ -53,7 +62,7 @@ LOSE_HOST_PREFIX = "lose_host_"
 
 
 class InjectedFault(EosConnectError):
-    """A failure raised on purpose by `maybe_fail`: the Spark task fails and is retried."""
+    """A failure raised on purpose at a `fail_<point>`: the Spark task fails and is retried."""
 
 
 def armed_batches(point: str, spec: str | None) -> set[int]:
@@ -64,19 +73,6 @@ def armed_batches(point: str, spec: str | None) -> set[int]:
         if name == point and batch.strip().lstrip("-").isdigit():
             batches.add(int(batch))
     return batches
-
-
-def maybe_crash(point: str, batch_id: int | None) -> None:
-    """SIGKILL the process group if `point` is armed for `batch_id`."""
-    if batch_id is None or batch_id not in armed_batches(point, os.environ.get(FAULT_ENV)):
-        return
-    marker = os.environ.get(MARKER_ENV)
-    if marker:
-        Path(marker).write_text(f"{point}@{batch_id}\n")
-    driver_group = os.environ.get(DRIVER_GROUP_ENV)
-    if driver_group:
-        os.killpg(int(driver_group), signal.SIGKILL)
-    os.killpg(os.getpgrp(), signal.SIGKILL)
 
 
 def claim_marker(marker: str | None, text: str) -> bool:
@@ -91,34 +87,74 @@ def claim_marker(marker: str | None, text: str) -> bool:
     return True
 
 
-def maybe_fail(point: str, batch_id: int | None) -> None:
-    """Raise `InjectedFault` if `fail_<point>` is armed for `batch_id` and has not fired yet."""
-    name = FAIL_PREFIX + point
-    if batch_id is None or batch_id not in armed_batches(name, os.environ.get(FAULT_ENV)):
-        return
-    if claim_marker(os.environ.get(MARKER_ENV), f"{name}@{batch_id}\n"):
-        raise InjectedFault(f"injected fault {name}@{batch_id} (EOSCONNECT_FAULT)")
+@dataclass(frozen=True)
+class EnvironmentFaults:
+    """Commit hooks that crash, fail or lose the task host where `spec` says (see above)."""
+
+    spec: str
+    marker: str | None = None
+    driver_group: int | None = None
+    """The driver's process group, killed with the current one by a crash."""
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str]) -> EnvironmentFaults | None:
+        """The faults `EOSCONNECT_FAULT` arms, or None. The driver's group is the one
+        `install_from_environment` recorded, else this process's."""
+        spec = environ.get(FAULT_ENV)
+        if not spec:
+            return None
+        group = environ.get(DRIVER_GROUP_ENV, "")
+        driver_group = int(group) if group.isdigit() else os.getpgrp()
+        return cls(spec, environ.get(MARKER_ENV) or None, driver_group)
+
+    def armed(self, point: str) -> bool:
+        """Whether any variant of `point` is armed for some batch."""
+        names = (point, FAIL_PREFIX + point, LOSE_HOST_PREFIX + point)
+        return any(armed_batches(name, self.spec) for name in names)
+
+    def reached(self, point: str, batch_id: int | None) -> None:
+        """`point` reached: crash if `point` is armed, raise if `fail_<point>` is, end this
+        process if `lose_host_<point>` is."""
+        if batch_id is None:
+            return
+        self._crash(point, batch_id)
+        self._fail(point, batch_id)
+        self._lose_host(point, batch_id)
+
+    def _crash(self, point: str, batch_id: int) -> None:
+        """SIGKILL the driver's and this process group if `point` is armed for `batch_id`."""
+        if batch_id not in armed_batches(point, self.spec):
+            return
+        if self.marker:
+            Path(self.marker).write_text(f"{point}@{batch_id}\n")
+        if self.driver_group is not None:
+            os.killpg(self.driver_group, signal.SIGKILL)
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+
+    def _fail(self, point: str, batch_id: int) -> None:
+        """Raise `InjectedFault` if `fail_<point>` is armed for `batch_id` and has not fired."""
+        name = FAIL_PREFIX + point
+        if batch_id in armed_batches(name, self.spec) and claim_marker(
+            self.marker, f"{name}@{batch_id}\n"
+        ):
+            raise InjectedFault(f"injected fault {name}@{batch_id} (EOSCONNECT_FAULT)")
+
+    def _lose_host(self, point: str, batch_id: int) -> None:
+        """SIGKILL this process alone if `lose_host_<point>` is armed for `batch_id` and has
+        not fired yet."""
+        name = LOSE_HOST_PREFIX + point
+        if batch_id in armed_batches(name, self.spec) and claim_marker(
+            self.marker, f"{name}@{batch_id}\n"
+        ):
+            os.kill(os.getpid(), signal.SIGKILL)
 
 
-def maybe_lose_host(point: str, batch_id: int | None) -> None:
-    """SIGKILL this process alone if `lose_host_<point>` is armed for `batch_id` and has not
-    fired yet."""
-    name = LOSE_HOST_PREFIX + point
-    if batch_id is None or batch_id not in armed_batches(name, os.environ.get(FAULT_ENV)):
-        return
-    if claim_marker(os.environ.get(MARKER_ENV), f"{name}@{batch_id}\n"):
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
-def inject(point: str, batch_id: int | None) -> None:
-    """`point` reached: crash if `point` is armed, raise if `fail_<point>` is, end this process
-    if `lose_host_<point>` is."""
-    maybe_crash(point, batch_id)
-    maybe_fail(point, batch_id)
-    maybe_lose_host(point, batch_id)
-
-
-def arm_driver_group() -> None:
-    """Driver: let injected faults kill this process group too (call before Spark starts)."""
-    if os.environ.get(FAULT_ENV):
-        os.environ[DRIVER_GROUP_ENV] = str(os.getpgrp())
+def install_from_environment() -> EnvironmentFaults | None:
+    """Driver, before Spark starts: install the faults `EOSCONNECT_FAULT` arms, if any, here and
+    (through the environment Spark's processes inherit) in Spark's driver-side Python workers."""
+    faults = EnvironmentFaults.from_environment(os.environ)
+    if faults is not None:
+        commit_hooks.install(faults)
+        os.environ[DRIVER_GROUP_ENV] = str(faults.driver_group)
+        os.environ[commit_hooks.HOOKS_ENV] = class_path(EnvironmentFaults)
+    return faults

@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from spark_eos_connect.api.data import MS_PER_DAY
+
 __all__ = ["DateFormatError", "JavaDateFormat", "UnparseableDateError"]
 
 _LETTERS: Final = "GyYMLwWDdFEuaHkKhmsSzZX"
@@ -42,7 +44,6 @@ _MONTHS: Final = (
     "December",
 )
 _DAYS: Final = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
-_MS_PER_DAY: Final = 86_400_000
 
 
 class DateFormatError(ValueError):
@@ -199,7 +200,7 @@ class JavaDateFormat:
 
     def format(self, epoch_ms: int) -> str:
         """The text Java writes for the instant `epoch_ms` (milliseconds since the epoch, UTC)."""
-        days, ms_of_day = divmod(epoch_ms, _MS_PER_DAY)
+        days, ms_of_day = divmod(epoch_ms, MS_PER_DAY)
         return "".join(
             t if isinstance(t, str) else self._format_field(t, days, ms_of_day)
             for t in self._tokens
@@ -422,4 +423,4 @@ class _ParseState:
         else:
             hour = (self.hour12 or 0) + (12 if self.pm else 0)
         ms = ((hour * 60 + self.minute) * 60 + self.second) * 1000 + self.millis
-        return days * _MS_PER_DAY + ms - self.offset_ms
+        return days * MS_PER_DAY + ms - self.offset_ms

@@ -10,11 +10,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Final
 
+from spark_eos_connect.api.data import MS_PER_DAY
 from spark_eos_connect.transforms._dateformat import JavaDateFormat
 
 __all__ = ["date_format_for", "format_java_date", "java_date_millis"]
 
-_MS_PER_DAY: Final = 86_400_000
 _DATE_PATTERN: Final = "yyyy-MM-dd"
 _TIME_PATTERN: Final = "HH:mm:ss.SSS'Z'"
 _TIMESTAMP_PATTERN: Final = _DATE_PATTERN + "'T'" + _TIME_PATTERN
@@ -31,15 +31,15 @@ def java_date_millis(value: dt.date | dt.time) -> int:
         aware = value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
         return (aware - _EPOCH) // dt.timedelta(milliseconds=1)
     if isinstance(value, dt.date):
-        return (value - _EPOCH.date()).days * _MS_PER_DAY
+        return (value - _EPOCH.date()).days * MS_PER_DAY
     return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
 
 
 def date_format_for(millis: int) -> JavaDateFormat:
     """`Values.dateFormatFor`: a time below one day, a date at midnight, else a timestamp."""
-    if millis < _MS_PER_DAY:
+    if millis < MS_PER_DAY:
         return _TIME_FORMAT
-    if millis % _MS_PER_DAY == 0:
+    if millis % MS_PER_DAY == 0:
         return _DATE_FORMAT
     return _TIMESTAMP_FORMAT
 

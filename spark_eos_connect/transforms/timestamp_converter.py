@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from spark_eos_connect.api.config import ConfigDef, ConfigType, ValidString
 from spark_eos_connect.api.data import (
+    MS_PER_DAY,
     Date,
     Schema,
     SchemaBuilder,
@@ -45,7 +46,6 @@ from spark_eos_connect.transforms.record import ConnectRecord
 __all__ = ["TimestampConverter", "TimestampConverterKey", "TimestampConverterValue"]
 
 _PACKAGE = "org.apache.kafka.connect.transforms."
-_MS_PER_DAY: Final = 86_400_000
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 _TO_MILLIS: Final = {
     "seconds": 1000,
@@ -237,9 +237,9 @@ class TimestampConverter(KeyOrValueTransformation):
         if target == "unix":
             return _millis_to_unix(millis, self._precision)
         if target == "Date":
-            return Date.to_logical(Date.SCHEMA, millis // _MS_PER_DAY)
+            return Date.to_logical(Date.SCHEMA, millis // MS_PER_DAY)
         if target == "Time":
-            return Time.to_logical(Time.SCHEMA, millis % _MS_PER_DAY)
+            return Time.to_logical(Time.SCHEMA, millis % MS_PER_DAY)
         return Timestamp.to_logical(Timestamp.SCHEMA, millis)
 
     def convert(self, value: Any, kind: str | None) -> Any:

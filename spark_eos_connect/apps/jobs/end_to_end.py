@@ -32,7 +32,7 @@ from spark_eos_connect.spark.job_support import (
     run_query,
     stop_on_sigterm,
 )
-from spark_eos_connect.testing.faults import arm_driver_group
+from spark_eos_connect.testing.faults import install_from_environment
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -101,7 +101,7 @@ def stopped_by_signal(spark: Any) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    arm_driver_group()
+    install_from_environment()
     arm_drain_file()
     from spark_eos_connect.delta.writer import delta_sink
 

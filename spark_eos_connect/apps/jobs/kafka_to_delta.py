@@ -30,7 +30,7 @@ from spark_eos_connect.spark.job_support import (
     run_query,
     stop_on_sigterm,
 )
-from spark_eos_connect.testing.faults import arm_driver_group
+from spark_eos_connect.testing.faults import install_from_environment
 
 # argparse destination -> connector option (one-to-one)
 OPTIONS = {
@@ -126,7 +126,7 @@ def input_stream(spark: Any, reader: str, options: dict[str, str], resume: str |
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    arm_driver_group()
+    install_from_environment()
     arm_drain_file()  # before Spark starts: SIGTERM then stops between two micro-batches
     from spark_eos_connect.delta.writer import delta_sink, starting_offsets
 

@@ -29,7 +29,7 @@ from spark_eos_connect.spark.job_support import (
     run_query,
     stop_on_sigterm,
 )
-from spark_eos_connect.testing.faults import arm_driver_group
+from spark_eos_connect.testing.faults import install_from_environment
 
 # argparse destination -> connector or reader option (one-to-one)
 OPTIONS = {
@@ -97,7 +97,7 @@ def sink_query(spark: Any, options: dict[str, str], checkpoint: str, trigger: st
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    arm_driver_group()
+    install_from_environment()
     arm_drain_file()  # before Spark starts: SIGTERM then stops between two micro-batches
     plan = plan_job_session(
         f"kafka_to_sink-{args.name}", args.master, options_dict(args.conf), delta=False

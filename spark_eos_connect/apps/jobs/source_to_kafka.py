@@ -25,7 +25,7 @@ from spark_eos_connect.spark.job_support import (
     run_query,
     stop_on_sigterm,
 )
-from spark_eos_connect.testing.faults import arm_driver_group
+from spark_eos_connect.testing.faults import install_from_environment
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -98,7 +98,7 @@ def abort_open_transactions(client: dict[str, str], options: dict[str, str]) -> 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    arm_driver_group()
+    install_from_environment()
     arm_drain_file()
     plan = plan_job_session(
         f"source_to_kafka-{args.name}", args.master, options_dict(args.conf), delta=False

@@ -11,13 +11,16 @@ from pathlib import Path
 
 import pytest
 
+from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.testing.faults import (
+    DRIVER_GROUP_ENV,
     FAULT_ENV,
     MARKER_ENV,
+    EnvironmentFaults,
     InjectedFault,
     armed_batches,
     claim_marker,
-    maybe_fail,
+    install_from_environment,
 )
 
 
@@ -48,32 +51,72 @@ def test_only_the_attempt_that_creates_the_marker_fires(tmp_path: Path) -> None:
     assert claim_marker(None, "ignored") and claim_marker("", "ignored")
 
 
-def test_an_armed_failure_raises_once_per_marker(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_armed_failure_raises_once_per_marker(tmp_path: Path) -> None:
     marker = tmp_path / "fired"
-    monkeypatch.setenv(FAULT_ENV, "fail_after_commit@1")
-    monkeypatch.setenv(MARKER_ENV, str(marker))
+    faults = EnvironmentFaults("fail_after_commit@1", str(marker))
 
-    maybe_fail("after_commit", 0)  # another batch
-    maybe_fail("after_commit", None)  # not a streaming task
-    maybe_fail("before_commit", 1)  # another point
+    faults.reached("after_commit", 0)  # another batch
+    faults.reached("after_commit", None)  # not a streaming task
+    faults.reached("before_commit", 1)  # another point
     assert not marker.exists()
     with pytest.raises(InjectedFault, match="fail_after_commit@1"):
-        maybe_fail("after_commit", 1)
-    maybe_fail("after_commit", 1)  # the retry goes on
+        faults.reached("after_commit", 1)
+    faults.reached("after_commit", 1)  # the retry goes on
     assert marker.read_text() == "fail_after_commit@1\n"
 
 
-def test_without_a_marker_an_armed_failure_raises_every_time(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setenv(FAULT_ENV, "fail_before_commit@0")
-    monkeypatch.delenv(MARKER_ENV, raising=False)
+def test_without_a_marker_an_armed_failure_raises_every_time() -> None:
+    faults = EnvironmentFaults("fail_before_commit@0")
 
     for _ in range(2):
         with pytest.raises(InjectedFault):
-            maybe_fail("before_commit", 0)
+            faults.reached("before_commit", 0)
+
+
+def test_armed_tells_whether_a_point_can_fire() -> None:
+    faults = EnvironmentFaults("put@2,fail_after_commit@1")
+
+    assert faults.armed("put") and faults.armed("after_commit")
+    assert not faults.armed("before_commit")
+
+
+def test_the_environment_is_read_once_by_the_driver(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(FAULT_ENV, raising=False)
+    assert install_from_environment() is None
+    assert commit_hooks.installed() is commit_hooks.NO_HOOKS
+
+    monkeypatch.setenv(FAULT_ENV, "poll@3")
+    monkeypatch.setenv(MARKER_ENV, "/tmp/marker")
+    monkeypatch.delenv(DRIVER_GROUP_ENV, raising=False)
+    monkeypatch.delenv(commit_hooks.HOOKS_ENV, raising=False)
+    try:
+        faults = install_from_environment()
+        assert commit_hooks.installed() is faults
+        assert faults == EnvironmentFaults("poll@3", "/tmp/marker", os.getpgrp())
+        assert pickle.loads(pickle.dumps(faults)) == faults  # it travels in the plans
+    finally:
+        commit_hooks.install(commit_hooks.NO_HOOKS)
+
+
+def test_spark_processes_build_the_jobs_hooks_from_the_environment(tmp_path: Path) -> None:
+    """A data source's driver-side calls run in Python processes Spark starts: they find the
+    job's hooks (and its driver's group) through the environment they inherit."""
+    env = {**os.environ, FAULT_ENV: "fail_before_commit@4"}
+    env.pop(commit_hooks.HOOKS_ENV, None)
+    script = (
+        "import os, sys\n"
+        "from spark_eos_connect.testing.faults import install_from_environment\n"
+        "install_from_environment()\n"
+        "os.execv(sys.executable, [sys.executable, '-c', "
+        "'from spark_eos_connect.runtime.commit_hooks import installed; print(installed())'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert "EnvironmentFaults(spec='fail_before_commit@4'" in done.stdout
+    assert f"driver_group={os.getpgrp()}" in done.stdout  # the child shares this test's group
 
 
 def test_an_injected_fault_crosses_the_task_host_socket_as_itself() -> None:
@@ -87,10 +130,12 @@ def test_a_lost_host_is_this_process_killed_once_per_marker(tmp_path: Path) -> N
     marker = tmp_path / "fired"
     env = {**os.environ, FAULT_ENV: "lose_host_after_commit@1", MARKER_ENV: str(marker)}
     script = (
-        "from spark_eos_connect.testing.faults import inject\n"
-        "inject('after_commit', 0)\n"  # another batch
-        "inject('before_commit', 1)\n"  # another point
-        "inject('after_commit', 1)\n"
+        "import os\n"
+        "from spark_eos_connect.testing.faults import EnvironmentFaults\n"
+        "faults = EnvironmentFaults.from_environment(os.environ)\n"
+        "faults.reached('after_commit', 0)\n"  # another batch
+        "faults.reached('before_commit', 1)\n"  # another point
+        "faults.reached('after_commit', 1)\n"
         "print('survived')\n"
     )
 
