@@ -48,6 +48,7 @@ lint: setup ## ruff and mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 bench: setup $(VENV)/.bench-installed ## records/s vs the limit, Kafka Connect's EOS worker, Spark's Kafka source (BENCH_ARGS=--quick: short)
 	$(PY) jobs/bench.py

@@ -46,7 +46,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from pyspark.sql import functions as F
 
 import spark_eos_connect
-from spark_eos_connect.delta.writer import delta_sink, starting_offsets
+from spark_eos_connect.delta import delta_sink, starting_offsets
 
 try:
     dbutils.widgets.text("bootstrap_servers", "")  # noqa: F821 - defined on Databricks

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
-
-DATA_SOURCE_NAME = "eosconnect"
+from spark_eos_connect.version import DATA_SOURCE_NAME, __version__
 
 
 def register(spark: Any) -> None:

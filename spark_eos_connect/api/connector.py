@@ -10,9 +10,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from spark_eos_connect import __version__
 from spark_eos_connect.api.config import ConfigDef, ConfigValueReport
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.version import __version__
 
 __all__ = ["Connector", "ConnectorContext", "Task"]
 

@@ -26,38 +26,28 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from spark_eos_connect.api.sink import SinkTaskContext
-from spark_eos_connect.delta.connector import (
-    DeltaSinkConfig,
-    DeltaSinkConnector,
-    DeltaSinkTask,
-    parse_delta_config,
-)
+from spark_eos_connect.delta.config import DeltaSinkConfig, parse_delta_config
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
-from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
 from spark_eos_connect.runtime.errors_dlq import (
     ErrorPolicy,
     ErrorReporter,
     FailedRecord,
     Stage,
-    ensure_dlq_topic,
 )
 from spark_eos_connect.runtime.framework_config import split_options
 from spark_eos_connect.sink.kafka_input import (
     EARLIEST,
     TP,
     KafkaMetadata,
-    group_id_for,
     offsets_from_json,
     offsets_to_json,
     parse_reader_options,
 )
-from spark_eos_connect.sink.runner import sink_task_configs
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +66,8 @@ _TXN_VERSION = "spark.databricks.delta.write.txnVersion"
 _USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata"
 
 
-def _lower(options: Mapping[str, Any]) -> dict[str, str]:
+def lower_keys(options: Mapping[str, Any]) -> dict[str, str]:
+    """Options as Spark passes them to data sources: lower-case names, string values."""
     return {str(k).lower(): str(v) for k, v in options.items()}
 
 
@@ -243,7 +234,7 @@ def starting_offsets(options: Mapping[str, Any], spark: Any = None) -> str | Non
     consumer group and Spark's checkpoint are gone (None: the table has no offsets of the
     subscribed topics). It names every partition of the subscribed topics that exists now;
     those the table does not know start at the earliest offset (see `resume_offsets`)."""
-    rest, _ = split_options(_lower(options))
+    rest, _ = split_options(lower_keys(options))
     stored = table_offsets(parse_delta_config(rest), spark)
     if not stored:
         return None
@@ -361,7 +352,7 @@ class DeltaTableWriter:
     """Driver: writes micro-batches into one Delta table, exactly once (see module doc)."""
 
     def __init__(self, props: Mapping[str, Any]) -> None:
-        rest, self.kafka = split_options(_lower(props))
+        rest, self.kafka = split_options(lower_keys(props))
         self.config = parse_delta_config(rest)
         self.errors = ErrorPolicy.from_options(self.config.name, rest)
         if self.config.value_schema:
@@ -575,65 +566,3 @@ class DeltaTableWriter:
 
 
 # --- foreachBatch entry point (driver) ----------------------------------------------------------
-
-
-TRANSFORMS_REFUSED = (
-    "Option {option} is not supported by DeltaSink: Kafka Connect's Single Message Transforms "
-    "are not applied to Delta, whose rows are a DataFrame written in foreachBatch. Transform "
-    "the DataFrame (select, withColumn, filter, ...) before delta_sink, e.g. "
-    "foreachBatch(lambda df, batch_id: sink(df.filter(...), batch_id)), and remove {option}"
-)
-
-
-def refuse_transforms(props: Mapping[str, Any]) -> None:
-    """Raise `ConfigError` when `transforms` (or `predicates`) asks for a chain: the Delta sink
-    writes DataFrames and does not run SMTs (lower-case option names)."""
-    for option in ("transforms", "predicates"):
-        if str(props.get(option) or "").strip(" ,"):
-            raise ConfigError(TRANSFORMS_REFUSED.format(option=option))
-
-
-class DeltaBatchSink:
-    """The `foreachBatch` function: write the batch, then `pre_commit` and the group commit
-    (skipped: the Delta task returns `{}`)."""
-
-    def __init__(self, options: Mapping[str, Any]) -> None:
-        props = _lower(options)
-        refuse_transforms(props)
-        providers = ConfigProviders.from_options(props)  # all here runs in the driver process
-        props = providers.resolve({k: v for k, v in props.items() if not is_provider_option(k)})
-        rest, self.kafka = split_options(props)
-        name = rest.get("name")
-        if not name:
-            raise ConfigError("Missing option name: the connector name is the Delta txnAppId")
-        props.setdefault("connector.class", "DeltaSink")
-        config = sink_task_configs(DeltaSinkConnector(), props, 1)[0]
-        self.task = DeltaSinkTask()
-        self.task.initialize(SinkTaskContext(config))
-        self.task.start(config)
-        self.group = group_id_for(name)
-        errors = ErrorPolicy.from_options(name, rest)
-        if errors.dlq_topic:
-            if "bootstrap.servers" not in self.kafka:
-                raise ConfigError(
-                    "errors.deadletterqueue.topic.name needs option kafka.bootstrap.servers"
-                )
-            ensure_dlq_topic(self.kafka, errors)
-
-    def __call__(self, df: Any, batch_id: int) -> None:
-        """Driver: one micro-batch."""
-        current = self.task.write_batch(df, batch_id)
-        committable = self.task.pre_commit(dict(current)) if current else {}
-        installed_hooks().reached("before_group_commit", batch_id)
-        if committable:
-            offsets = {(tp.topic, tp.partition): o for tp, o in committable.items()}
-            KafkaMetadata(self.kafka).commit_group_offsets(self.group, offsets)
-        installed_hooks().reached("during_group_commit", batch_id)
-        summary = self.task.last_summary() or f"batch {batch_id}"
-        print(f"{summary}; {len(committable)} offsets committed to {self.group}", flush=True)
-
-
-def delta_sink(options: Mapping[str, Any]) -> Callable[[Any, int], None]:
-    """Driver: the `foreachBatch` function writing Kafka rows of the `eosconnect` reader into
-    the Delta table named by `path` or `table`, exactly once (options: see `DeltaSink`)."""
-    return DeltaBatchSink(options)

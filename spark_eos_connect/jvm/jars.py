@@ -9,6 +9,7 @@ otherwise `~/.cache/spark-eos-connect/jars`.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -101,10 +102,11 @@ def session_jar_files() -> list[Path]:
 def write_spark_defaults() -> Path:
     """Put Delta and Spark's Kafka source on the classpath of every Spark started from this
     environment, `spark-submit` included (its JVM starts before a job can add jars), via
-    pyspark's `spark-defaults.conf`."""
-    import pyspark
-
-    conf_dir = Path(pyspark.__file__).parent / "conf"
+    pyspark's `spark-defaults.conf` (found without importing pyspark)."""
+    spec = importlib.util.find_spec("pyspark")
+    if spec is None or spec.origin is None:
+        raise SetupError("pyspark is not installed: run `make setup`")
+    conf_dir = Path(spec.origin).parent / "conf"
     conf_dir.mkdir(exist_ok=True)
     target = conf_dir / "spark-defaults.conf"
     jars = ",".join(str(path) for path in session_jar_files())

@@ -19,7 +19,6 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from spark_eos_connect import __version__
 from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.herder import BadRequestError, Herder, HerderError
 from spark_eos_connect.protocol import _json
@@ -30,6 +29,7 @@ from spark_eos_connect.rest.guards import (
     BodyLimitMiddleware,
     HeadAndSlashMiddleware,
 )
+from spark_eos_connect.version import __version__
 
 log = logging.getLogger(__name__)
 

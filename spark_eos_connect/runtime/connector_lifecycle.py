@@ -16,8 +16,19 @@ import traceback
 from collections.abc import Callable, Mapping
 
 from spark_eos_connect.api.source import SourceConnector
+from spark_eos_connect.protocol.config_records import TargetState
+from spark_eos_connect.protocol.status_records import StatusState
 
 log = logging.getLogger(__name__)
+
+STATE_CHECK_INTERVAL_S = 0.5
+"""How often a running query re-reads its connector's target state from the config topic."""
+RUNNING_STATES = {
+    TargetState.STARTED: StatusState.RUNNING,
+    TargetState.PAUSED: StatusState.PAUSED,
+    TargetState.STOPPED: StatusState.STOPPED,
+}
+"""The status a connector and its tasks report in each target state (while not failed)."""
 
 
 class ConnectorPhase(enum.Enum):

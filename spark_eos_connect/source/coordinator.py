@@ -26,9 +26,14 @@ from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, Tar
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.runtime.config_references import reverse_transform
-from spark_eos_connect.runtime.connector_lifecycle import ConnectorPhase, ManagedConnector
-from spark_eos_connect.runtime.framework_config import SourcePipelineConfig
-from spark_eos_connect.source.leadership import begin_generation, config_store_for, worker_id
+from spark_eos_connect.runtime.connector_lifecycle import (
+    RUNNING_STATES,
+    STATE_CHECK_INTERVAL_S,
+    ConnectorPhase,
+    ManagedConnector,
+)
+from spark_eos_connect.runtime.leadership import begin_generation, config_store_for, worker_id
+from spark_eos_connect.source.config import SourcePipelineConfig
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.storage.config_store import ConfigLeader
 from spark_eos_connect.storage.offsets import OffsetsTopicView, ensure_offsets_topic
@@ -37,14 +42,8 @@ from spark_eos_connect.storage.status_store import KafkaStatusStore
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-STATE_CHECK_INTERVAL_S = 0.5
 CREDENTIALS_TIMEOUT_S = 60.0
 """How long the driver waits for the brokers to accept or refuse its credentials at start."""
-RUNNING_STATES = {
-    TargetState.STARTED: StatusState.RUNNING,
-    TargetState.PAUSED: StatusState.PAUSED,
-    TargetState.STOPPED: StatusState.STOPPED,
-}
 
 
 class ConnectorTakenOverError(EosConnectError, RuntimeError):

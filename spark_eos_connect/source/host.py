@@ -46,7 +46,7 @@ import pyarrow as pa
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.producers import ProducerFencedError
 from spark_eos_connect.protocol.status_records import StatusState
-from spark_eos_connect.source.leadership import worker_id
+from spark_eos_connect.runtime.leadership import worker_id
 from spark_eos_connect.source.plan import SourceTaskPlan, spool_dir
 from spark_eos_connect.source.task_loop import BatchResult, LiveSourceTask
 

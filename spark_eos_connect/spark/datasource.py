@@ -18,11 +18,11 @@ from typing import Any
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, DataSourceStreamWriter
 from pyspark.sql.types import StructType
 
-from spark_eos_connect import DATA_SOURCE_NAME
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.sink.kafka_input import KAFKA_ROW_DDL, is_kafka_read
 from spark_eos_connect.source.records import COMMITTED_ROW_DDL
 from spark_eos_connect.spark.worker_gc import settle_heap
+from spark_eos_connect.version import DATA_SOURCE_NAME
 
 log = logging.getLogger(__name__)
 

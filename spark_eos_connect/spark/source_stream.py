@@ -16,7 +16,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from spark_eos_connect.protocol.config_records import TargetState
-from spark_eos_connect.runtime.framework_config import parse_source_pipeline
+from spark_eos_connect.source.config import parse_source_pipeline
 from spark_eos_connect.source.coordinator import SourceCoordinator
 from spark_eos_connect.source.host import run_on_host
 from spark_eos_connect.source.plan import SourceTaskPlan

@@ -108,7 +108,7 @@ def kafka_delta_sink_query(
     name: str,
 ) -> Any:
     """Spark's Kafka source into `delta_sink`, as the README writes it."""
-    from spark_eos_connect.delta.writer import delta_sink
+    from spark_eos_connect.delta import delta_sink
 
     options = delta_sink_options(kafka, topic, path, name)
     rows = spark_kafka_rows(spark, kafka, topic, per_trigger)
@@ -130,7 +130,7 @@ def eosconnect_query(
     name: str,
 ) -> Any:
     """The eosconnect reader into `delta_sink`."""
-    from spark_eos_connect.delta.writer import delta_sink
+    from spark_eos_connect.delta import delta_sink
 
     options = delta_sink_options(kafka, topic, path, name)
     rows = (

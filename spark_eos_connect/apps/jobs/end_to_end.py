@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     install_from_environment()
     arm_drain_file()
-    from spark_eos_connect.delta.writer import delta_sink
+    from spark_eos_connect.delta import delta_sink
 
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="eosconnect-e2e-"))
     plan = plan_job_session("end_to_end", args.master, options_dict(args.conf))

@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     install_from_environment()
     arm_drain_file()  # before Spark starts: SIGTERM then stops between two micro-batches
-    from spark_eos_connect.delta.writer import delta_sink, starting_offsets
+    from spark_eos_connect.delta import delta_sink, starting_offsets
 
     extra = {**SESSION_CONF, **options_dict(args.conf)}
     plan = plan_job_session(f"kafka_to_delta-{args.name}", args.master, extra)

@@ -74,7 +74,7 @@ def abort_open_transactions(client: dict[str, str], options: dict[str, str]) -> 
         authenticates,
         verify_credentials,
     )
-    from spark_eos_connect.runtime.framework_config import parse_source_pipeline
+    from spark_eos_connect.source.config import parse_source_pipeline
 
     config = parse_source_pipeline(options)
     if not config.exactly_once:

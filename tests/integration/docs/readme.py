@@ -34,7 +34,7 @@ COVERAGE: dict[str, str] = {
     "make help": "test_make_help_lists_the_targets_the_readme_names",
     "```python import spark_eos_connect": "test_quickstart_streams_the_generator_into_kafka",
     "python jobs/source_to_kafka.py": "test_source_to_kafka_job_command",
-    "```python from spark_eos_connect.delta.writer import delta_sink, starting_offsets": (
+    "```python from spark_eos_connect.delta import delta_sink, starting_offsets": (
         "test_delta_snippet_lands_committed_records_once"
     ),
     "python jobs/kafka_to_delta.py": "test_kafka_to_delta_job_command",

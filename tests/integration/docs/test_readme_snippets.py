@@ -216,7 +216,7 @@ def test_delta_snippet_lands_committed_records_once(
     produce_transaction(topic, [b"c6", b"c7"], partitions=2)
     code = replace_literals(
         snippet(
-            "```python from spark_eos_connect.delta.writer import delta_sink, starting_offsets"
+            "```python from spark_eos_connect.delta import delta_sink, starting_offsets"
         ).text,
         {
             "127.0.0.1:9092": bootstrap_servers,

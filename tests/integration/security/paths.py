@@ -322,7 +322,7 @@ class DeltaRun(PathRun):
     path = DELTA
 
     def run(self, context: Context, deployment: Deployment, principal: Principal) -> str | None:
-        from spark_eos_connect.delta.writer import delta_sink
+        from spark_eos_connect.delta import delta_sink
 
         options = {**deployment.delta_options(self.table(context)), **kafka_options(principal)}
         options.update(deployment.worker_options())

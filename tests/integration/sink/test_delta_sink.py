@@ -14,7 +14,7 @@ import pytest
 
 from spark_eos_connect.api.sink import TopicPartition
 from spark_eos_connect.delta.connector import DeltaSinkConnector
-from spark_eos_connect.delta.writer import delta_sink, starting_offsets
+from spark_eos_connect.delta import delta_sink, starting_offsets
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from spark_eos_connect.delta.writer import delta_sink, starting_offsets
+from spark_eos_connect.delta import delta_sink, starting_offsets
 
 pytestmark = pytest.mark.integration
 

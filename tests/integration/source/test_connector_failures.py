@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from spark_eos_connect.connectors.generator import parse_generated_value
-from spark_eos_connect.runtime.framework_config import parse_source_pipeline
+from spark_eos_connect.source.config import parse_source_pipeline
 from spark_eos_connect.source.coordinator import ConnectorFailedError, SourceCoordinator
 from spark_eos_connect.source.task_loop import run_task_once
 from spark_eos_connect.testing import wait_for

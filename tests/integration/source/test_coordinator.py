@@ -14,7 +14,7 @@ import pytest
 from spark_eos_connect.protocol.config_records import parse_config_key
 from spark_eos_connect.protocol.generations import TaskStartupError
 from spark_eos_connect.protocol.status_records import StatusState
-from spark_eos_connect.runtime.framework_config import parse_source_pipeline
+from spark_eos_connect.source.config import parse_source_pipeline
 from spark_eos_connect.source.coordinator import ConnectorTakenOverError, SourceCoordinator
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.source.task_loop import BatchResult, run_task_once

@@ -13,7 +13,7 @@ import pytest
 
 from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.kafka.producers import fence_transactional_id
-from spark_eos_connect.runtime.framework_config import parse_source_pipeline
+from spark_eos_connect.source.config import parse_source_pipeline
 from spark_eos_connect.source.coordinator import SourceCoordinator
 from spark_eos_connect.source.host import host_socket_path, run_on_host
 

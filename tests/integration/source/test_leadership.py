@@ -16,7 +16,7 @@ from spark_eos_connect.protocol.config_records import (
     encode_target_state,
     target_state_key,
 )
-from spark_eos_connect.runtime.framework_config import parse_source_pipeline
+from spark_eos_connect.source.config import parse_source_pipeline
 from spark_eos_connect.source.coordinator import SourceCoordinator
 from spark_eos_connect.storage.config_store import KafkaConfigStore, leader_transactional_id
 

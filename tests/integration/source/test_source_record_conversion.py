@@ -23,7 +23,7 @@ from spark_eos_connect.api.source import (
 )
 from spark_eos_connect.protocol.offsets_format import decode_offset_key, decode_offset_value
 from spark_eos_connect.runtime.errors_dlq import ToleranceExceededError
-from spark_eos_connect.runtime.framework_config import parse_source_pipeline
+from spark_eos_connect.source.config import parse_source_pipeline
 from spark_eos_connect.source.coordinator import SourceCoordinator
 from spark_eos_connect.source.task_loop import run_task_once
 

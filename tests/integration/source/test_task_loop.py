@@ -18,7 +18,7 @@ from spark_eos_connect.kafka.producers import ProducerFencedError
 from spark_eos_connect.protocol.generations import TaskStartupError
 from spark_eos_connect.protocol.murmur2 import default_partition
 from spark_eos_connect.protocol.offsets_format import decode_offset_key, decode_offset_value
-from spark_eos_connect.runtime.framework_config import parse_source_pipeline
+from spark_eos_connect.source.config import parse_source_pipeline
 from spark_eos_connect.source.coordinator import SourceCoordinator
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.source.records import COMMITTED_ROW_SCHEMA

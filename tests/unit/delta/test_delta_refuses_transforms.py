@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from spark_eos_connect.delta.writer import delta_sink
+from spark_eos_connect.delta import delta_sink
 from spark_eos_connect.errors import ConfigError
 
 
@@ -23,6 +23,6 @@ def test_delta_sink_refuses_transforms_naming_the_option_and_the_alternative(opt
 
 
 def test_an_empty_transforms_list_is_no_chain() -> None:
-    from spark_eos_connect.delta.writer import refuse_transforms
+    from spark_eos_connect.delta.batch_sink import refuse_transforms
 
     refuse_transforms({"transforms": " , "})  # nothing to refuse

@@ -234,7 +234,7 @@ def test_a_predicate_routes_some_records_and_filters_the_others() -> None:
 
 
 def test_aliases_keep_their_case_through_lower_cased_spark_options() -> None:
-    from spark_eos_connect.runtime.framework_config import parse_source_pipeline
+    from spark_eos_connect.source.config import parse_source_pipeline
 
     options = {
         "kafka.bootstrap.servers": "localhost:1",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.framework_config import parse_source_pipeline
+from spark_eos_connect.source.config import parse_source_pipeline
 
 BASE = {
     "name": "orders",
