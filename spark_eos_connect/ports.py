@@ -60,7 +60,10 @@ class OffsetsLog(Protocol):
 class ConfigWriter(Protocol):
     """The config-topic leader: every write is one transaction of a fenceable producer."""
 
-    def fenced(self) -> bool: ...
+    @property
+    def fenced(self) -> bool:
+        """Whether a newer leader took over (every write would then fail)."""
+        ...
 
     def put_connector_config(self, name: str, properties: Mapping[str, str | None]) -> None: ...
 

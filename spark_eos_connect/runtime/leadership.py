@@ -11,9 +11,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.ports import ConfigStore, ConfigWriter
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot
 from spark_eos_connect.protocol.generations import start_generation
-from spark_eos_connect.storage.config_store import ConfigLeader, KafkaConfigStore, LeaderFencedError
+from spark_eos_connect.storage.config_store import KafkaConfigStore, LeaderFencedError
 
 log = logging.getLogger(__name__)
 
@@ -30,15 +31,15 @@ class GenerationStartError(EosConnectError, RuntimeError):
 
 
 def begin_generation(
-    store: KafkaConfigStore,
+    store: ConfigStore,
     name: str,
     connector_config: Mapping[str, str],
     task_configs: list[dict[str, str]],
     fence: Callable[[int], None],
     exactly_once: bool,
     timeout_s: float = 60.0,
-    leader: ConfigLeader | None = None,
-) -> tuple[ConfigLeader, ClusterConfigSnapshot]:
+    leader: ConfigWriter | None = None,
+) -> tuple[ConfigWriter, ClusterConfigSnapshot]:
     """Write a new generation as leader; returns the leader and the snapshot that shows it.
 
     Steps: claim leadership unless `leader` still holds it (fencing older leaders and aborting
@@ -73,7 +74,7 @@ def begin_generation(
 
 
 def _write_task_count(
-    store: KafkaConfigStore, leader: ConfigLeader, name: str, count: int, timeout_s: float
+    store: ConfigStore, leader: ConfigWriter, name: str, count: int, timeout_s: float
 ) -> ClusterConfigSnapshot:
     """Write the task-count record, retrying until it reads back after the latest task configs."""
     deadline = time.monotonic() + timeout_s

@@ -8,7 +8,8 @@ import logging
 import math
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 from spark_eos_connect.api.config import InvalidConfigError
 from spark_eos_connect.api.source import (
@@ -22,6 +23,7 @@ from spark_eos_connect.kafka.producers import fence_transactional_id
 from spark_eos_connect.kafka.security import authenticates, verify_credentials
 from spark_eos_connect.plugins.connectors import resolve_connector_class
 from spark_eos_connect.plugins.loader import class_path
+from spark_eos_connect.ports import ConfigStore, ConfigWriter, StatusStore
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime import commit_hooks
@@ -35,7 +37,6 @@ from spark_eos_connect.runtime.connector_lifecycle import (
 from spark_eos_connect.runtime.leadership import begin_generation, config_store_for, worker_id
 from spark_eos_connect.source.config import SourcePipelineConfig
 from spark_eos_connect.source.plan import SourceTaskPlan
-from spark_eos_connect.storage.config_store import ConfigLeader
 from spark_eos_connect.storage.offsets import OffsetsTopicView, ensure_offsets_topic
 from spark_eos_connect.storage.status_store import KafkaStatusStore
 
@@ -121,42 +122,101 @@ def _preflight(option: str, question: str, config: SourcePipelineConfig, ask: Ca
         ) from exc
 
 
-class SourceCoordinator:
-    """Plans the micro-batches of one source connector (one per streaming query)."""
+class OffsetsReplay(Protocol):
+    """An offsets topic read by the driver: where tasks resume (`storage.offsets`'s view)."""
 
-    def __init__(self, config: SourcePipelineConfig) -> None:
-        self.config = config
-        # References are resolved before anything is written; the resolved values stay here.
-        self.kafka = kafka = config.providers.resolve(config.kafka, prefix="kafka.")
-        if authenticates(kafka):  # a refused login or certificate fails now, not on a timeout
-            verify_credentials(kafka, CREDENTIALS_TIMEOUT_S)
-        else:  # a wrong address is reported with the option's value and the time waited
-            ensure_reachable(kafka)
-        props = config.providers.resolve(config.connector_props)
-        connector_class = type(load_source_connector(config, props))
+    @property
+    def positions(self) -> dict[int, int]: ...
+
+    def catch_up(self) -> Any: ...
+
+    def offsets_for(self, connector: str) -> list[tuple[dict[str, Any], dict[str, Any]]]: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class CoordinatorStores:
+    """What the coordinator reads and writes: the config, status and offsets topics, and the
+    fencing of a task's transactional id. `in_kafka` builds the real ones; tests give twins."""
+
+    config_store: ConfigStore
+    status_store: StatusStore
+    primary_view: OffsetsReplay
+    """The offsets topic tasks commit to (the connector's own, else the global one)."""
+    global_view: OffsetsReplay | None
+    """The global offsets topic, when the connector has its own (read first, as Connect does)."""
+    primary_partitions: int
+    global_partitions: int
+    fence_task: Callable[[int], None]
+    """Fence every earlier producer of task N (KIP-618: before a new generation's tasks run)."""
+
+    @classmethod
+    def in_kafka(cls, config: SourcePipelineConfig, kafka: Mapping[str, Any]) -> CoordinatorStores:
+        """Create or check the internal topics (Connect's `*.storage.*` rules), then open them."""
         topics = config.topics
-        self.global_partitions = ensure_offsets_topic(
+        global_partitions = ensure_offsets_topic(
             kafka,
             config.global_offsets_topic,
             topics.offsets_partitions,
             topics.offsets_replication,
         )
-        self.primary_partitions = self.global_partitions
+        primary_partitions = global_partitions
         if config.connector_offsets_topic:
-            self.primary_partitions = ensure_offsets_topic(
+            primary_partitions = ensure_offsets_topic(
                 kafka,
                 config.connector_offsets_topic,
                 topics.offsets_partitions,
                 topics.offsets_replication,
             )
-        self.config_store = config_store_for(
+        config_store = config_store_for(
             kafka, config.config_topic, config.group_id, topics.config_replication
         )
-        self.status_store = KafkaStatusStore(kafka, config.status_topic)
-        self.status_store.ensure_topic(
+        status_store = KafkaStatusStore(kafka, config.status_topic)
+        status_store.ensure_topic(
             topics.status_partitions, replication_factor=topics.status_replication
         )
-        self.leader: ConfigLeader | None = None
+        return cls(
+            config_store=config_store,
+            status_store=status_store,
+            primary_view=OffsetsTopicView(kafka, config.primary_offsets_topic),
+            global_view=(
+                OffsetsTopicView(kafka, config.global_offsets_topic)
+                if config.connector_offsets_topic
+                else None
+            ),
+            primary_partitions=primary_partitions,
+            global_partitions=global_partitions,
+            fence_task=lambda task: fence_transactional_id(
+                kafka, config.task_transactional_id(task)
+            ),
+        )
+
+
+class SourceCoordinator:
+    """Plans the micro-batches of one source connector (one per streaming query).
+
+    The constructor does no I/O; `open(config)` checks the cluster, opens the Kafka stores and
+    `start`s, as the driver does when its query starts.
+    """
+
+    def __init__(
+        self,
+        config: SourcePipelineConfig,
+        stores: CoordinatorStores,
+        connector_class: type[SourceConnector],
+        props: Mapping[str, str],
+    ) -> None:
+        """`props`: the connector's options with references resolved."""
+        self.config = config
+        self.config_store = stores.config_store
+        self.status_store = stores.status_store
+        self.primary_view = stores.primary_view
+        self.global_view = stores.global_view
+        self.primary_partitions = stores.primary_partitions
+        self.global_partitions = stores.global_partitions
+        self._fence_task = stores.fence_task
+        self.leader: ConfigWriter | None = None
         self.generation_commit_offset: int | None = None
         self.generation_active = False
         self.generation = 0
@@ -165,20 +225,37 @@ class SourceCoordinator:
         self._restart_requests_seen = False
         self._restart_offset: int | None = None
         self._checked_at = 0.0
-        self.connector = ManagedConnector(connector_class, props, config.tasks_max)
+        self.connector = ManagedConnector(connector_class, dict(props), config.tasks_max)
+
+    @classmethod
+    def open(cls, config: SourcePipelineConfig) -> SourceCoordinator:
+        """The driver's coordinator of `config`'s connector, started against its Kafka cluster.
+
+        References are resolved before anything is written; the resolved values stay in memory.
+        A refused login or certificate fails here, not on a timeout; a wrong address is
+        reported with the option's value and the time waited.
+        """
+        kafka = config.providers.resolve(config.kafka, prefix="kafka.")
+        if authenticates(kafka):
+            verify_credentials(kafka, CREDENTIALS_TIMEOUT_S)
+        else:
+            ensure_reachable(kafka)
+        props = config.providers.resolve(config.connector_props)
+        connector_class = type(load_source_connector(config, props))
+        coordinator = cls(config, CoordinatorStores.in_kafka(config, kafka), connector_class, props)
+        coordinator.start()
+        return coordinator
+
+    def start(self) -> None:
+        """Start the connector, claim the config topic's leadership (fencing a zombie leader
+        before the first read) and follow the connector's target state."""
         if not self.connector.start():
             self.report_status(StatusState.FAILED, None, self.connector.trace)
             raise ConnectorFailedError(
-                f"connector {config.name} failed to start:\n{self.connector.trace}"
+                f"connector {self.config.name} failed to start:\n{self.connector.trace}"
             )
-        self.leader = self.config_store.leader()  # before the first read: fences a zombie leader
+        self.leader = self.config_store.leader()
         self.refresh_target_state(force=True)
-        self.primary_view = OffsetsTopicView(kafka, config.primary_offsets_topic)
-        self.global_view = (
-            OffsetsTopicView(kafka, config.global_offsets_topic)
-            if config.connector_offsets_topic
-            else None
-        )
 
     @property
     def task_configs(self) -> list[dict[str, str]]:
@@ -188,13 +265,13 @@ class SourceCoordinator:
 
     def start_generation(self) -> None:
         """Lead a new generation of this connector's tasks (KIP-618 §5, see `leadership`)."""
-        config, kafka = self.config, self.kafka
+        config = self.config
         self.leader, snapshot = begin_generation(
             self.config_store,
             config.name,
             config.connector_props,
             self.task_configs,
-            fence=lambda task: fence_transactional_id(kafka, config.task_transactional_id(task)),
+            fence=self._fence_task,
             exactly_once=config.exactly_once,
             leader=self.leader,
         )

@@ -42,7 +42,7 @@ class EosConnectSourceStreamReader(DataSourceStreamReader):
 
     def _coordinator(self) -> SourceCoordinator:
         if self.coordinator is None:
-            self.coordinator = SourceCoordinator(self.config)
+            self.coordinator = SourceCoordinator.open(self.config)
         return self.coordinator
 
     def initialOffset(self) -> dict[str, int]:

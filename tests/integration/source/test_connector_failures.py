@@ -47,7 +47,7 @@ class Driver:
             "records.per.poll": str(PER_BATCH),
             "kafka.bootstrap.servers": self.bootstrap,
         }
-        self.coordinator = SourceCoordinator(parse_source_pipeline(options))
+        self.coordinator = SourceCoordinator.open(parse_source_pipeline(options))
         return self.coordinator
 
     def batch(self) -> int:

@@ -35,7 +35,7 @@ def connector(
     name = unique_name("coord")
 
     def start(tasks: int = 2, **extra: str) -> SourceCoordinator:
-        return SourceCoordinator(
+        return SourceCoordinator.open(
             parse_source_pipeline(
                 {
                     "name": name,

@@ -37,7 +37,7 @@ def test_a_fenced_kept_producer_is_replaced_and_the_batch_written_once(
 ) -> None:
     kafka = {"bootstrap.servers": bootstrap_servers}
     topic = topic_factory("host")
-    coordinator = SourceCoordinator(
+    coordinator = SourceCoordinator.open(
         parse_source_pipeline(
             {
                 "name": unique_name("host"),

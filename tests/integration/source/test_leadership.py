@@ -69,16 +69,18 @@ def test_driver_fences_an_open_zombie_leader_before_reading_the_config_topic(
     zombie_leader.flush(TIMEOUT_S)
     assert [r.key for r in read_uncommitted(config_topic)] == [zombie_key]  # in the log, open
 
-    coordinator = SourceCoordinator(  # reading first would wait on the open transaction, time out
-        parse_source_pipeline(
-            {
-                "name": name,
-                "connector.class": COUNTER,
-                "topic": topic_factory("zombie-leader-data"),
-                "group.id": group_id,
-                "config.storage.topic": config_topic,
-                "kafka.bootstrap.servers": bootstrap_servers,
-            }
+    coordinator = (
+        SourceCoordinator.open(  # reading first would wait on the open transaction, time out
+            parse_source_pipeline(
+                {
+                    "name": name,
+                    "connector.class": COUNTER,
+                    "topic": topic_factory("zombie-leader-data"),
+                    "group.id": group_id,
+                    "config.storage.topic": config_topic,
+                    "kafka.bootstrap.servers": bootstrap_servers,
+                }
+            )
         )
     )
     try:

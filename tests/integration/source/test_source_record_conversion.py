@@ -113,7 +113,7 @@ def scripted(
                 **options,
             }
         )
-        coordinator = SourceCoordinator(config)
+        coordinator = SourceCoordinator.open(config)
 
         def run_batch() -> Any:
             [plan] = coordinator.plan()

@@ -52,7 +52,7 @@ def plan_factory(
             "kafka.bootstrap.servers": bootstrap_servers,
             **extra,
         }
-        return SourceCoordinator(parse_source_pipeline(options)), topic
+        return SourceCoordinator.open(parse_source_pipeline(options)), topic
 
     return make
 
@@ -350,7 +350,7 @@ def test_scripted_transactions_commit_and_abort_exactly_where_the_task_asks(
         "maxRecordsPerTrigger": "12",  # ends on boundaries 12 (commit) and 20 (abort), too
         "kafka.bootstrap.servers": bootstrap_servers,
     }
-    coordinator = SourceCoordinator(parse_source_pipeline(options))
+    coordinator = SourceCoordinator.open(parse_source_pipeline(options))
     [plan] = coordinator.plan()
     live = LiveSourceTask({"bootstrap.servers": bootstrap_servers}, plan)
     results = []
