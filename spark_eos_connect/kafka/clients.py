@@ -22,50 +22,22 @@ from confluent_kafka import (
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
 
 from spark_eos_connect.errors import EosConnectError
-from spark_eos_connect.kafka.retry import (
-    KafkaTimeoutError,
-    call_with_retries,
+from spark_eos_connect.kafka.errors import (
+    KafkaAuthorizationError,
     is_retriable,
-    kafka_error_of,
+    is_topic_denied,
+    is_topic_exists,
+    is_unused_group_error,
+    missing_acl,
     needs_new_metadata,
 )
 
+# The error mapper's names that modules outside `kafka/` import from here.
+from spark_eos_connect.kafka.errors import describe_client as describe_client
+from spark_eos_connect.kafka.errors import kafka_error_of as kafka_error_of
+from spark_eos_connect.kafka.retry import KafkaTimeoutError, call_with_retries
+
 KAFKA_OPTION_PREFIX = "kafka."
-
-
-class KafkaAuthorizationError(EosConnectError, PermissionError):
-    """The broker's ACLs do not allow what a client asked for; names the ACL it lacks."""
-
-
-AUTHORIZATION_ERRORS = {
-    "TOPIC_AUTHORIZATION_FAILED": "Topic",
-    "GROUP_AUTHORIZATION_FAILED": "Group",
-    "TRANSACTIONAL_ID_AUTHORIZATION_FAILED": "TransactionalId",
-    "CLUSTER_AUTHORIZATION_FAILED": "Cluster",
-}
-
-
-def describe_client(config: Mapping[str, Any]) -> str:
-    """`user 'u' (MECHANISM over PROTOCOL)` for messages; never the password."""
-    protocol = config.get("security.protocol", "PLAINTEXT")
-    user = config.get("sasl.username", "")
-    mechanism = config.get("sasl.mechanism", "GSSAPI")
-    return f"user {user!r} ({mechanism} over {protocol})" if user else f"the client ({protocol})"
-
-
-def missing_acl(
-    error: BaseException | KafkaError, operations: str, name: str, config: Mapping[str, Any]
-) -> KafkaAuthorizationError | None:
-    """When `error` is an authorization failure: an error naming the ACL the principal of
-    `config` lacks (`operations` on the resource `name`), else None."""
-    kafka_error = kafka_error_of(error)
-    resource = AUTHORIZATION_ERRORS.get(kafka_error.name()) if kafka_error else None
-    if resource is None:
-        return None
-    return KafkaAuthorizationError(
-        f"Kafka denied {describe_client(config)}: it needs {operations} on {resource} "
-        f"{name!r} ({kafka_error})"
-    )
 
 
 def kafka_client_config(options: Mapping[str, str]) -> dict[str, str]:
@@ -202,9 +174,9 @@ def ensure_topic(
     try:
         call_with_retries(create, f"creating topic {name!r}", timeout_s)
     except KafkaException as error:
-        if error.args[0].name() == "TOPIC_AUTHORIZATION_FAILED":
+        if is_topic_denied(error):
             raise _topic_denied(name, error) from None
-        if error.args[0].name() != "TOPIC_ALREADY_EXISTS":
+        if not is_topic_exists(error):
             raise
         return False
     _wait_for_topic(admin, name, timeout_s)
@@ -323,16 +295,6 @@ def read_to_end(
         return _consume_until(consumer, assignment, ends, timeout_s, config)
     finally:
         consumer.close()
-
-
-def is_unused_group_error(error: KafkaError) -> bool:
-    """Whether `error` only says the principal may not use the consumer's group.
-
-    librdkafka wants a `group.id` and looks its coordinator up even for a consumer that only
-    assigns partitions and never commits, as every reader here does; without a Group ACL that
-    lookup fails while fetching goes on. Like Kafka Connect's readers of its internal topics,
-    these readers need no Group ACL, so the error is not theirs to fail on."""
-    return bool(error.code() == KafkaError.GROUP_AUTHORIZATION_FAILED)
 
 
 def watermarks(consumer: Consumer, tp: TopicPartition, timeout_s: float) -> tuple[int, int]:

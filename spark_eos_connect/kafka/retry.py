@@ -6,7 +6,8 @@ a group or transaction coordinator moves, a topic created a moment ago is not ye
 broker asked. Such a failure is over in seconds. `call_with_retries` gives each attempt a short
 time limit of its own (a request to a dead broker must not take the caller's whole time limit)
 and retries with a bounded backoff until the caller's overall time limit; any other error is
-raised at once.
+raised at once. Which errors are passing ones is `kafka.errors`' to say (`is_retriable`,
+imported here for the modules that ask this one).
 """
 
 from __future__ import annotations
@@ -20,38 +21,12 @@ from typing import TypeVar
 from confluent_kafka import KafkaError, KafkaException
 
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.kafka.errors import is_retriable, kafka_error_of
+from spark_eos_connect.kafka.errors import needs_new_metadata as needs_new_metadata
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-RETRIABLE_ERRORS = frozenset(
-    {
-        "NOT_LEADER_FOR_PARTITION",  # NOT_LEADER_OR_FOLLOWER in Kafka's Java client
-        "LEADER_NOT_AVAILABLE",
-        "FENCED_LEADER_EPOCH",
-        "UNKNOWN_LEADER_EPOCH",
-        "UNKNOWN_TOPIC_OR_PART",
-        "UNKNOWN_TOPIC_ID",
-        "OFFSET_NOT_AVAILABLE",
-        "NOT_COORDINATOR",
-        "COORDINATOR_NOT_AVAILABLE",
-        "COORDINATOR_LOAD_IN_PROGRESS",
-        "NOT_CONTROLLER",
-        "NOT_ENOUGH_REPLICAS",
-        "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
-        "KAFKA_STORAGE_ERROR",
-        "NETWORK_EXCEPTION",
-        "REQUEST_TIMED_OUT",
-        "ELIGIBLE_LEADERS_NOT_AVAILABLE",
-        "_TIMED_OUT",
-        "_TIMED_OUT_QUEUE",
-        "_TRANSPORT",
-        "_ALL_BROKERS_DOWN",
-        "_WAIT_COORD",
-    }
-)
-"""Kafka errors (librdkafka's names) that a later attempt of the same request can get past."""
 
 REQUEST_TIMEOUT_S = 5.0
 """Time limit of one attempt: a leader elected after a broker loss answers well within it."""
@@ -65,43 +40,6 @@ class KafkaTimeoutError(EosConnectError, TimeoutError):
 
 class KafkaRetriesExhaustedError(KafkaTimeoutError):
     """A request kept failing for a passing reason until its overall time limit."""
-
-
-def kafka_error_of(error: BaseException | KafkaError) -> KafkaError | None:
-    """The `KafkaError` behind `error` (itself, or a `KafkaException`'s), else None."""
-    if isinstance(error, KafkaError):
-        return error
-    first = error.args[0] if isinstance(error, KafkaException) and error.args else None
-    return first if isinstance(first, KafkaError) else None
-
-
-def is_retriable(error: BaseException | KafkaError) -> bool:
-    """Whether a later attempt of the request that failed with `error` can succeed."""
-    found = kafka_error_of(error)
-    if found is None:
-        return False
-    if found.fatal() or found.txn_requires_abort():
-        return False
-    return found.name() in RETRIABLE_ERRORS or bool(found.retriable())
-
-
-STALE_METADATA_ERRORS = frozenset(
-    {
-        "FENCED_LEADER_EPOCH",
-        "UNKNOWN_LEADER_EPOCH",
-        "NOT_LEADER_FOR_PARTITION",
-        "LEADER_NOT_AVAILABLE",
-        "UNKNOWN_TOPIC_OR_PART",
-    }
-)
-"""Errors saying the client asked a broker that no longer leads: its cached metadata is old."""
-
-
-def needs_new_metadata(error: KafkaError | None) -> bool:
-    """Whether a retry after `error` should start from fresh metadata. A long-lived admin
-    client asked for offsets again and again kept sending them with its cached, fenced leader
-    epoch (FENCED_LEADER_EPOCH for 30 s after a broker loss); a new client does not."""
-    return error is not None and error.name() in STALE_METADATA_ERRORS
 
 
 @dataclass(frozen=True)

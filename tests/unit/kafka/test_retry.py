@@ -13,8 +13,6 @@ from spark_eos_connect.kafka.retry import (
     KafkaRetriesExhaustedError,
     KafkaTimeoutError,
     call_with_retries,
-    is_retriable,
-    needs_new_metadata,
 )
 
 
@@ -131,16 +129,6 @@ def test_past_the_time_limit_the_error_names_the_request_and_the_last_error() ->
     assert clock.now <= 3
 
 
-def test_fatal_and_abortable_transaction_errors_are_not_retriable() -> None:
-    fatal = KafkaError(KafkaError._FENCED, "fenced", fatal=True)
-    abortable = KafkaError(KafkaError._TIMED_OUT, "abort", txn_requires_abort=True)
-
-    assert not is_retriable(KafkaException(fatal))
-    assert not is_retriable(KafkaException(abortable))
-    assert is_retriable(KafkaException(KafkaError(KafkaError._TIMED_OUT)))
-    assert not is_retriable(ValueError("not Kafka"))
-
-
 def test_before_each_retry_the_caller_may_renew_its_client() -> None:
     clock = FakeClock()
     request = Failing(KafkaError.FENCED_LEADER_EPOCH, KafkaError._TIMED_OUT, then="answer")
@@ -156,18 +144,3 @@ def test_before_each_retry_the_caller_may_renew_its_client() -> None:
     )
 
     assert seen == ["FENCED_LEADER_EPOCH", "_TIMED_OUT"]
-
-
-@pytest.mark.parametrize(
-    ("code", "renew"),
-    [
-        (KafkaError.FENCED_LEADER_EPOCH, True),
-        (KafkaError.NOT_LEADER_FOR_PARTITION, True),
-        (KafkaError.UNKNOWN_TOPIC_OR_PART, True),
-        (KafkaError._TIMED_OUT, False),
-        (KafkaError.NOT_COORDINATOR, False),
-    ],
-)
-def test_leadership_errors_ask_for_new_metadata(code: int, renew: bool) -> None:
-    assert needs_new_metadata(KafkaError(code)) is renew
-    assert needs_new_metadata(None) is False
