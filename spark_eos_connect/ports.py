@@ -9,14 +9,28 @@ Nothing here does I/O; the engine's classes take these in their constructors.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from spark_eos_connect.api.sink import TopicPartition
+from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusSnapshot, StatusState
 
 SourcePartition = dict[str, Any]
 SourceOffset = dict[str, Any] | None
+
+
+class ConfigStoreError(EosConnectError):
+    """The config topic cannot be used as asked."""
+
+
+class ConfigReadTimeoutError(ConfigStoreError, TimeoutError):
+    """The config topic could not be read to its end in time (REST answers 500)."""
+
+
+class LeaderFencedError(ConfigStoreError):
+    """A newer leader claimed the config topic; re-read it to the end and decide again."""
 
 
 class TransactionalProducer(Protocol):
@@ -58,7 +72,8 @@ class OffsetsLog(Protocol):
 
 
 class ConfigWriter(Protocol):
-    """The config-topic leader: every write is one transaction of a fenceable producer."""
+    """The config-topic leader: every write is one transaction of a fenceable producer. Once a
+    newer leader is claimed, every write raises `LeaderFencedError` and adds nothing."""
 
     @property
     def fenced(self) -> bool:
@@ -135,15 +150,76 @@ class StatusStore(Protocol):
 
 
 class GroupOffsets(Protocol):
-    """A sink connector's consumer group (``connect-<name>``): its committed offsets."""
+    """A sink connector's consumer group (``connect-<name>``): its committed offsets.
 
-    def committed(self, group: str) -> dict[TopicPartition, int]: ...
+    Failures raise an `EosConnectError` whose message names the connector: a `ValueError` one
+    when the request is at fault (the group has active members, a partition does not exist), a
+    `PermissionError` one naming an ACL the principal lacks.
+    """
+
+    def committed(self, group: str) -> dict[TopicPartition, int]:
+        """The group's committed offsets (empty when the group does not exist)."""
+        ...
 
     def active_members(self, group: str) -> int: ...
 
     def alter(self, connector: str, group: str, offsets: Mapping[TopicPartition, int]) -> None: ...
 
     def delete(self, connector: str, group: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class OffsetTopics:
+    """Where a source connector's offsets live: the global topic and an optional dedicated one."""
+
+    global_topic: str
+    dedicated: str | None = None
+
+    @property
+    def primary(self) -> str:
+        """The topic tasks write transactionally: the dedicated one if any."""
+        return self.dedicated or self.global_topic
+
+    @property
+    def secondary(self) -> str | None:
+        """The global topic when a (different) dedicated topic is primary, else None."""
+        if self.dedicated and self.dedicated != self.global_topic:
+            return self.global_topic
+        return None
+
+    def all(self) -> list[str]:
+        """Every topic holding the connector's offsets, global first."""
+        if self.dedicated and self.secondary:
+            return [self.global_topic, self.dedicated]
+        return [self.global_topic]
+
+
+OffsetEntries = dict[str, tuple[SourcePartition, SourceOffset]]
+"""``{partition_key: (source partition, offset)}``: one topic's latest entry per partition."""
+
+
+class SourceOffsetStore(Protocol):
+    """Source connectors' offsets in the offsets topics, as KIP-875's endpoints read and write
+    them (Connect's `OffsetBackingStore`)."""
+
+    def per_topic(self, connector: str, topics: OffsetTopics) -> dict[str, OffsetEntries]:
+        """Per topic of `topics.all()`, the connector's entries (none for a missing topic)."""
+        ...
+
+    def write(
+        self,
+        connector: str,
+        topics: OffsetTopics,
+        pairs: Sequence[tuple[SourcePartition, SourceOffset]],
+    ) -> None:
+        """Offsets (None: a tombstone) to the primary topic in one transaction (with
+        exactly-once support), then to the secondary one."""
+        ...
+
+    def fence_tasks(self, connector: str, task_count: int) -> None:
+        """Fence the task producers ``<group.id>-<connector>-0..task_count-1`` (exactly-once
+        support only), so that no zombie task commits offsets after the change."""
+        ...
 
 
 class Clock(Protocol):

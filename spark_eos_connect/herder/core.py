@@ -1,26 +1,33 @@
 """`Herder`: every cluster action of the REST API and the CLI, backed only by Kafka.
 
 State lives in the internal topics (config, status, offsets) and in sink connectors' consumer
-groups; nothing is kept in memory that Kafka does not hold. Writes to the config topic go through
-the config-topic leader (``connect-cluster-<group.id>``); each action reads the config topic to its
-end first and, if its leader turns out to be fenced by a newer one, reads again and re-decides.
+groups; nothing is kept in memory that Kafka does not hold. The herder reaches them through the
+ports of `HerderStores` (Kafka's by default, `storage.memory`'s twins in unit tests). Writes to
+the config topic go through the config-topic leader (``connect-cluster-<group.id>``); each action
+reads the config topic to its end first and, if its leader turns out to be fenced by a newer one,
+reads again and re-decides.
 """
 
 from __future__ import annotations
 
 import logging
-import socket
 import threading
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from spark_eos_connect import __version__
 from spark_eos_connect.api.sink import SinkConnector, TopicPartition
 from spark_eos_connect.api.source import SourceConnector
 from spark_eos_connect.errors import EosConnectError
-from spark_eos_connect.herder import entities, plugins
-from spark_eos_connect.herder.consumer_groups import ConsumerGroups, sink_group_id
+from spark_eos_connect.herder.consumer_groups import group_errors, require_inactive
+from spark_eos_connect.herder.entities import (
+    connector_info,
+    connector_state,
+    modified_message,
+    restart_plan,
+    state_entry,
+    task_infos,
+)
 from spark_eos_connect.herder.errors import (
     BadRequestError,
     ConflictError,
@@ -35,24 +42,33 @@ from spark_eos_connect.herder.offsets_body import (
     source_offsets_body,
 )
 from spark_eos_connect.herder.ownership import (
-    HERDER_WORKER_SUFFIX,
     owned_config_message,
     query_owner,
 )
+from spark_eos_connect.herder.plugins import Plugins
+from spark_eos_connect.herder.plugins import connector_plugins as all_connector_plugins
 from spark_eos_connect.herder.secrets import masked
-from spark_eos_connect.herder.source_offsets import OffsetTopics, SourceOffsets
-from spark_eos_connect.herder.text import check_unicode
-from spark_eos_connect.kafka.clients import admin_client, kafka_client_config
-from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
-from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
-from spark_eos_connect.runtime.framework_config import WORKER_CONFIG, InternalTopicSettings
-from spark_eos_connect.storage.config_store import (
-    ConfigLeader,
-    ConfigReadTimeoutError,
-    KafkaConfigStore,
-    LeaderFencedError,
+from spark_eos_connect.herder.settings import WorkerSettings
+from spark_eos_connect.herder.source_offsets import (
+    OffsetTopics,
+    known_partitions,
+    merged_offsets,
+    remaining_partitions,
 )
-from spark_eos_connect.storage.status_store import KafkaStatusStore
+from spark_eos_connect.herder.stores import HerderStores
+from spark_eos_connect.herder.text import check_unicode
+from spark_eos_connect.kafka.clients import kafka_client_config
+from spark_eos_connect.ports import (
+    ConfigReadTimeoutError,
+    ConfigWriter,
+    LeaderFencedError,
+    OffsetEntries,
+)
+from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
+from spark_eos_connect.protocol.sink_groups import sink_group_id
+from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
+from spark_eos_connect.storage.offsets import OffsetStoreError
+from spark_eos_connect.version import __version__
 
 log = logging.getLogger(__name__)
 
@@ -62,45 +78,6 @@ INITIAL_STATES = {
     "PAUSED": TargetState.PAUSED,
     "STOPPED": TargetState.STOPPED,
 }
-
-
-@dataclass(frozen=True)
-class WorkerSettings:
-    """The worker-level options the herder needs (Connect's names, this project's defaults)."""
-
-    group_id: str = "eosconnect"
-    config_topic: str = "eosconnect-configs"
-    offsets_topic: str = "eosconnect-offsets"
-    status_topic: str = "eosconnect-status"
-    offsets_partitions: int = 25
-    exactly_once: bool = True
-    worker_id: str = field(default_factory=lambda: socket.gethostname() + HERDER_WORKER_SUFFIX)
-    topics: InternalTopicSettings = field(default_factory=InternalTopicSettings)
-    """How the internal topics are created (Connect's `*.storage.*` options)."""
-    plugin_packages: tuple[str, ...] = ()
-    """``plugin.packages``: packages whose connector classes requests may name (besides the
-    shipped connectors); nothing else is imported."""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "plugin_packages", plugins.plugin_packages(self.plugin_packages))
-
-    @classmethod
-    def from_options(cls, options: Mapping[str, Any]) -> WorkerSettings:
-        """Parse ``group.id``, ``config.storage.topic`` ..., ``plugin.packages`` (others are
-        ignored)."""
-        given = {k: v for k, v in options.items() if k in WORKER_CONFIG}
-        values = WORKER_CONFIG.parse(given)
-        own = plugins.PLUGIN_CONFIG.parse(options)
-        return cls(
-            group_id=values["group.id"],
-            config_topic=values["config.storage.topic"],
-            offsets_topic=values["offset.storage.topic"],
-            status_topic=values["status.storage.topic"],
-            offsets_partitions=values["offset.storage.partitions"],
-            exactly_once=values["exactly.once.source.support"].lower() == "enabled",
-            topics=InternalTopicSettings.from_values(values, given),
-            plugin_packages=tuple(own[plugins.PLUGIN_PACKAGES]),
-        )
 
 
 def _config_strings(config: object) -> dict[str, str | None]:
@@ -152,7 +129,8 @@ def _tasks_max(config: Mapping[str, str | None]) -> int:
 
 
 class Herder:
-    """Cluster actions over the Kafka cluster reached through `kafka` (librdkafka settings).
+    """Cluster actions over the Kafka cluster reached through `kafka` (librdkafka settings), or
+    over the given `stores` (then `kafka` may be omitted).
 
     Thread-safe (actions are serialised). Errors: `NotFoundError` (404), `BadRequestError` (400),
     `ConflictError` (409), `HerderTimeoutError`/`HerderError` (500).
@@ -160,26 +138,25 @@ class Herder:
 
     def __init__(
         self,
-        kafka: Mapping[str, Any],
+        kafka: Mapping[str, Any] | None = None,
         settings: WorkerSettings | None = None,
         timeout_s: float = 30.0,
+        stores: HerderStores | None = None,
     ) -> None:
         self.settings = settings or WorkerSettings()
-        self.kafka = {k: v for k, v in kafka.items() if k != "transactional.id"}
+        self.kafka = {k: v for k, v in (kafka or {}).items() if k != "transactional.id"}
         self.timeout_s = timeout_s
-        self.configs = KafkaConfigStore(kafka, self.settings.config_topic, self.settings.group_id)
-        self.statuses = KafkaStatusStore(self.kafka, self.settings.status_topic)
-        self.source_offsets = SourceOffsets(
-            self.kafka,
-            self.settings.group_id,
-            self.settings.offsets_partitions,
-            self.settings.exactly_once,
-            timeout_s,
-            self.settings.topics.offsets_replication,
-        )
-        self.groups = ConsumerGroups(self.kafka, timeout_s)
-        self.plugins = plugins.Plugins(self.settings.plugin_packages)
-        self._leader: ConfigLeader | None = None
+        if stores is None:
+            if kafka is None:
+                raise ValueError("A herder needs Kafka client settings or its stores")
+            stores = HerderStores.in_kafka(kafka, self.settings, timeout_s)
+        self.configs = stores.configs
+        self.statuses = stores.statuses
+        self.source_offsets = stores.source_offsets
+        self.groups = stores.groups
+        self._ask_cluster_id = stores.cluster_id
+        self.plugins = Plugins(self.settings.plugin_packages)
+        self._leader: ConfigWriter | None = None
         self._lock = threading.RLock()
         self._cluster_id: str | None = None
 
@@ -226,8 +203,7 @@ class Herder:
     def server_info(self) -> dict[str, Any]:
         """``GET /``: version, commit and the Kafka cluster id."""
         if self._cluster_id is None:
-            metadata = admin_client(self.kafka).list_topics(timeout=self.timeout_s)
-            self._cluster_id = metadata.cluster_id
+            self._cluster_id = self._ask_cluster_id(self.timeout_s)
         return {"version": __version__, "commit": "", "kafka_cluster_id": self._cluster_id}
 
     def connectors(self) -> list[str]:
@@ -254,7 +230,7 @@ class Herder:
             config = self._config(snapshot, name)
             tasks = len(snapshot.task_configs(name))
             shown = masked(config, self.plugins.definitions(config))
-            return entities.connector_info(name, shown, tasks, self.plugins.kind_of(config))
+            return connector_info(name, shown, tasks, self.plugins.kind_of(config))
 
     def config(self, name: str) -> dict[str, str | None]:
         """The connector's config as stored, secrets shown as `[hidden]` (DESIGN §7)."""
@@ -269,7 +245,7 @@ class Herder:
             config = self._config(snapshot, name)
             definitions = self.plugins.definitions(config)
             shown = [masked(task, definitions) for task in snapshot.task_configs(name)]
-            return entities.task_infos(name, shown)
+            return task_infos(name, shown)
 
     def status(self, name: str) -> dict[str, Any]:
         """``ConnectorStateInfo`` from the status topic; a STOPPED connector lists no tasks."""
@@ -280,7 +256,7 @@ class Herder:
             stopped = snapshot.target_state(name) is TargetState.STOPPED
             tasks = {} if stopped else statuses.task_statuses(name)
             connector = statuses.connector_status(name)
-            return entities.connector_state(name, connector, tasks, self.plugins.kind_of(config))
+            return connector_state(name, connector, tasks, self.plugins.kind_of(config))
 
     def task_status(self, name: str, task: int) -> dict[str, Any]:
         """One task's state; 404 for an unknown task or any task of a stopped connector."""
@@ -290,11 +266,11 @@ class Herder:
             record = self.statuses.read_to_end(self.timeout_s).task_status(name, task)
             if record is None or snapshot.target_state(name) is TargetState.STOPPED:
                 raise NotFoundError(f"No status found for task {name}-{task}")
-            return {"id": task, **entities.state_entry(record)}
+            return {"id": task, **state_entry(record)}
 
     # --- writing the config topic ----------------------------------------------------------
 
-    def _write(self, action: Callable[[ClusterConfigSnapshot, ConfigLeader], T]) -> T:
+    def _write(self, action: Callable[[ClusterConfigSnapshot, ConfigWriter], T]) -> T:
         """Run `action` on a fresh snapshot with the leader; re-read and retry once if fenced."""
         with self._lock:
             for attempt in range(2):
@@ -311,7 +287,7 @@ class Herder:
                 "Try again."
             )
 
-    def _claim_leader(self) -> ConfigLeader:
+    def _claim_leader(self) -> ConfigWriter:
         try:
             return self.configs.leader(self.timeout_s)
         except EosConnectError:
@@ -334,7 +310,7 @@ class Herder:
                     f"got {initial_state!r}"
                 )
 
-        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> dict[str, Any]:
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigWriter) -> dict[str, Any]:
             if snapshot.contains(name):
                 raise ConflictError(f"Connector {name} already exists")
             if target is not None:
@@ -359,7 +335,7 @@ class Herder:
         props = self._checked_config(name, config)
 
         def action(
-            snapshot: ClusterConfigSnapshot, leader: ConfigLeader
+            snapshot: ClusterConfigSnapshot, leader: ConfigWriter
         ) -> tuple[bool, dict[str, Any]]:
             stored = snapshot.connector_config(name)
             if stored is not None and stored != props:
@@ -377,7 +353,7 @@ class Herder:
         """The info of the config just written (the answer even if a DELETE follows at once)."""
         tasks = len(snapshot.task_configs(name))
         shown = masked(props, self.plugins.definitions(props))
-        return entities.connector_info(name, shown, tasks, self.plugins.kind_of(props))
+        return connector_info(name, shown, tasks, self.plugins.kind_of(props))
 
     def _checked_config(self, name: str, config: object) -> dict[str, str | None]:
         props = _config_strings(config)
@@ -406,7 +382,7 @@ class Herder:
     def delete(self, name: str) -> None:
         """``DELETE /connectors/{name}``: tombstones for its config, target state and statuses."""
 
-        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> None:
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigWriter) -> None:
             self._config(snapshot, name)
             leader.delete_connector(name)
 
@@ -429,7 +405,7 @@ class Herder:
         self._set_target(name, TargetState.STARTED)
 
     def _set_target(self, name: str, state: TargetState) -> None:
-        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> None:
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigWriter) -> None:
             self._config(snapshot, name)
             leader.put_target_state(name, state)
 
@@ -443,7 +419,7 @@ class Herder:
         connector; an already STOPPED status is left as it is.
         """
 
-        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> None:
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigWriter) -> None:
             self._config(snapshot, name)
             previous = self.statuses.read_to_end(self.timeout_s).connector_status(name)
             if previous is None or previous.state is not StatusState.STOPPED:
@@ -503,13 +479,13 @@ class Herder:
     ) -> dict[str, Any] | None:
         """``POST .../restart``: None (204) for the connector alone, else the plan (202)."""
 
-        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> dict[str, Any]:
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigWriter) -> dict[str, Any]:
             config = self._check_restartable(snapshot, name, None)
             leader.put_restart_request(name, include_tasks, only_failed)
             statuses = self.statuses.read_to_end(self.timeout_s)
             stopped = snapshot.target_state(name) is TargetState.STOPPED
             tasks = {} if stopped else statuses.task_statuses(name)
-            return entities.restart_plan(
+            return restart_plan(
                 name,
                 statuses.connector_status(name),
                 tasks,
@@ -527,7 +503,7 @@ class Herder:
         A connector's tasks run in one Spark query, so one task restarts with the others.
         """
 
-        def action(snapshot: ClusterConfigSnapshot, leader: ConfigLeader) -> None:
+        def action(snapshot: ClusterConfigSnapshot, leader: ConfigWriter) -> None:
             self._check_restartable(snapshot, name, task)
             leader.put_restart_request(name, True, False)
 
@@ -538,13 +514,19 @@ class Herder:
     def _offset_topics(self, config: Mapping[str, str | None]) -> OffsetTopics:
         return OffsetTopics(self.settings.offsets_topic, config.get("offsets.storage.topic"))
 
+    def _source_offsets(self, name: str, topics: OffsetTopics) -> dict[str, OffsetEntries]:
+        with _offset_errors():
+            return self.source_offsets.per_topic(name, topics)
+
     def offsets(self, name: str) -> dict[str, Any]:
         """``GET .../offsets``: source offsets from the offsets topics, or the sink's group's."""
         with self._lock:
             config = self._config(self._snapshot(), name)
             if self.plugins.kind_of(config) == "sink":
-                return sink_offsets_body(self.groups.committed(sink_group_id(name)))
-            return source_offsets_body(self.source_offsets.read(name, self._offset_topics(config)))
+                with group_errors():
+                    return sink_offsets_body(self.groups.committed(sink_group_id(name)))
+            topics = self._offset_topics(config)
+            return source_offsets_body(merged_offsets(self._source_offsets(name, topics)))
 
     def _modifiable(self, name: str) -> tuple[ClusterConfigSnapshot, dict[str, str | None]]:
         snapshot = self._snapshot()
@@ -572,19 +554,22 @@ class Herder:
                         f"supported here ({', '.join(resets)}); use DELETE "
                         f"/connectors/{name}/offsets to reset them all"
                     )
-                self.groups.require_inactive(name, sink_group_id(name), "altered")
+                require_inactive(self.groups, name, sink_group_id(name), "altered")
                 handled = self._hook(name, lambda: connector.alter_offsets(_defined(config), sink))
-                self.groups.alter(name, sink_group_id(name), _complete(sink))
+                with group_errors():
+                    self.groups.alter(name, sink_group_id(name), _complete(sink))
                 count = len(sink)
             else:
                 pairs = parse_source_offsets(body)
                 source = self._source(name, connector)
-                self.source_offsets.fence_tasks(name, self._fence_count(snapshot, name, config))
+                with _offset_errors():
+                    self.source_offsets.fence_tasks(name, self._fence_count(snapshot, name, config))
                 handled = self._hook(name, lambda: source.alter_offsets(_defined(config), pairs))
-                self.source_offsets.write(name, self._offset_topics(config), pairs)
+                with _offset_errors():
+                    self.source_offsets.write(name, self._offset_topics(config), pairs)
                 count = len(pairs)
             log.info("Offsets of connector %s altered (%d partitions)", name, count)
-            return {"message": entities.modified_message(handled, reset=False)}
+            return {"message": modified_message(handled, reset=False)}
 
     def reset_offsets(self, name: str) -> dict[str, str]:
         """``DELETE .../offsets``: tombstone every known partition (verified), or drop the group."""
@@ -593,29 +578,34 @@ class Herder:
             connector = self.plugins.load(config)
             if isinstance(connector, SinkConnector):
                 group = sink_group_id(name)
-                self.groups.require_inactive(name, group, "reset")
-                sink: dict[TopicPartition, int | None] = dict.fromkeys(self.groups.committed(group))
+                require_inactive(self.groups, name, group, "reset")
+                with group_errors():
+                    committed = self.groups.committed(group)
+                sink: dict[TopicPartition, int | None] = dict.fromkeys(committed)
                 handled = self._hook(name, lambda: connector.alter_offsets(_defined(config), sink))
-                self.groups.delete(name, group)
+                with group_errors():
+                    self.groups.delete(name, group)
             else:
                 source = self._source(name, connector)
                 topics = self._offset_topics(config)
-                self.source_offsets.fence_tasks(name, self._fence_count(snapshot, name, config))
-                partitions = self.source_offsets.partitions(name, topics)
+                with _offset_errors():
+                    self.source_offsets.fence_tasks(name, self._fence_count(snapshot, name, config))
+                partitions = known_partitions(self._source_offsets(name, topics))
                 pairs: list[tuple[dict[str, Any], dict[str, Any] | None]] = [
                     (p, None) for p in partitions
                 ]
                 handled = self._hook(name, lambda: source.alter_offsets(_defined(config), pairs))
                 if pairs:
-                    self.source_offsets.write(name, topics, pairs)
-                    left = self.source_offsets.remaining(name, topics, partitions)
+                    with _offset_errors():
+                        self.source_offsets.write(name, topics, pairs)
+                    left = remaining_partitions(self._source_offsets(name, topics), partitions)
                     if left:
                         raise HerderError(
                             f"Offsets of connector {name} are still present after the reset for "
                             f"{len(left)} partitions; try again"
                         )
             log.info("Offsets of connector %s reset", name)
-            return {"message": entities.modified_message(handled, reset=True)}
+            return {"message": modified_message(handled, reset=True)}
 
     @staticmethod
     def _source(name: str, connector: object) -> SourceConnector:
@@ -649,11 +639,20 @@ class Herder:
 
     def connector_plugins(self) -> list[dict[str, str]]:
         """``GET /connector-plugins``."""
-        return plugins.connector_plugins()
+        return all_connector_plugins()
 
     def validate(self, plugin: str, config: object) -> dict[str, Any]:
         """``PUT /connector-plugins/{plugin}/config/validate``: Connect's ConfigInfos."""
         return self.plugins.validate(plugin, _config_strings(config))
+
+
+@contextmanager
+def _offset_errors() -> Iterator[None]:
+    """A source offsets store's failure as the herder's (500)."""
+    try:
+        yield
+    except OffsetStoreError as exc:
+        raise HerderError(str(exc)) from exc
 
 
 def _complete(offsets: Mapping[TopicPartition, int | None]) -> dict[TopicPartition, int]:

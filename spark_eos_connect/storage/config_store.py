@@ -14,7 +14,6 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.clients import (
     KafkaTimeoutError,
     TopicTail,
@@ -22,6 +21,7 @@ from spark_eos_connect.kafka.clients import (
 )
 from spark_eos_connect.kafka.internal_topics import InternalTopic, ensure_internal_topic
 from spark_eos_connect.kafka.producers import is_fenced, produce, transactional_producer
+from spark_eos_connect.ports import ConfigReadTimeoutError, ConfigStoreError, LeaderFencedError
 from spark_eos_connect.protocol.config_records import (
     ClusterConfigSnapshot,
     TargetState,
@@ -41,28 +41,27 @@ from spark_eos_connect.protocol.config_records import (
 
 log = logging.getLogger(__name__)
 
+__all__ = [
+    "ConfigLeader",
+    "ConfigReadTimeoutError",
+    "ConfigStoreError",
+    "ConfigTopicError",
+    "ConfigWriteError",
+    "KafkaConfigStore",
+    "LeaderFencedError",
+    "leader_transactional_id",
+]
+
 CONFIG_REPLICATION_OPTION = "config.storage.replication.factor"
 LEADER_ID_PREFIX = "connect-cluster-"
-
-
-class ConfigStoreError(EosConnectError):
-    """The config topic cannot be used as asked."""
 
 
 class ConfigTopicError(ConfigStoreError, ValueError):
     """The config topic exists but is not usable (e.g. more than one partition)."""
 
 
-class ConfigReadTimeoutError(ConfigStoreError, TimeoutError):
-    """The config topic could not be read to its end in time (REST answers 500)."""
-
-
 class ConfigWriteError(ConfigStoreError):
     """A write to the config topic failed and was aborted: nothing of it is visible."""
-
-
-class LeaderFencedError(ConfigStoreError):
-    """A newer leader claimed the config topic; re-read it to the end and decide again."""
 
 
 def leader_transactional_id(group_id: str) -> str:

@@ -2,23 +2,41 @@
 
 `OffsetsTopicView` replays an offsets topic into an `OffsetsSnapshot` and can catch up
 incrementally; `offset_messages` turns a task's committed offsets into the records that a task's
-transaction writes to the offsets topic.
+transaction writes to the offsets topic; `KafkaSourceOffsets` reads and writes a connector's
+offsets as KIP-875's endpoints do (the `SourceOffsetStore` port).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import logging
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spark_eos_connect.kafka.clients import ConsumedRecord, TopicTail
+from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.kafka.clients import (
+    ConsumedRecord,
+    KafkaTimeoutError,
+    TopicTail,
+    admin_client,
+    partition_count,
+)
 from spark_eos_connect.kafka.internal_topics import InternalTopic, ensure_internal_topic
+from spark_eos_connect.kafka.producers import (
+    fence_transactional_id,
+    idempotent_producer,
+    produce,
+    transactional_producer,
+)
+from spark_eos_connect.ports import OffsetEntries, OffsetTopics
 from spark_eos_connect.protocol.murmur2 import default_partition
 from spark_eos_connect.protocol.offsets_format import (
     OffsetsSnapshot,
     encode_offset_key,
     encode_offset_value,
 )
+
+log = logging.getLogger(__name__)
 
 OFFSETS_REPLICATION_OPTION = "offset.storage.replication.factor"
 
@@ -116,3 +134,136 @@ class OffsetsTopicView:
             for partition, offset in self.snapshot.offsets_for(connector).values()
             if offset is not None
         ]
+
+
+class OffsetStoreError(EosConnectError):
+    """Source offsets could not be read or written (the herder answers 500)."""
+
+
+Pair = tuple[dict[str, Any], dict[str, Any] | None]
+
+
+class KafkaSourceOffsets:
+    """Source offsets in the offsets topics of the cluster reached through `kafka`.
+
+    Reads replay each topic (read_committed, waiting for open transactions). Writes follow
+    KIP-875: with exactly-once support the offsets go to the connector's primary topic in ONE
+    transaction with id ``<group.id>-<connector>`` (after `fence_tasks`), and, when a dedicated
+    topic is used, to the global topic without a transaction.
+    """
+
+    def __init__(
+        self,
+        kafka: Mapping[str, Any],
+        group_id: str,
+        topic_partitions: int,
+        exactly_once: bool,
+        timeout_s: float = 30.0,
+        replication_factor: int | None = None,
+    ) -> None:
+        self.kafka = dict(kafka)
+        self.replication_factor = replication_factor
+        self.group_id = group_id
+        self.topic_partitions = topic_partitions
+        self.exactly_once = exactly_once
+        self.timeout_s = timeout_s
+        self._views: dict[str, OffsetsTopicView] = {}
+
+    def _view(self, topic: str) -> OffsetsTopicView | None:
+        view = self._views.get(topic)
+        if view is None:
+            if partition_count(admin_client(self.kafka), topic, self.timeout_s) == 0:
+                return None
+            view = self._views[topic] = OffsetsTopicView(self.kafka, topic)
+        try:
+            return view.catch_up(timeout_s=self.timeout_s)
+        except KafkaTimeoutError as exc:
+            raise OffsetStoreError(
+                f"Could not read offsets topic {topic!r} to its end within {self.timeout_s:g}s: "
+                f"{exc}"
+            ) from exc
+
+    def per_topic(self, connector: str, topics: OffsetTopics) -> dict[str, OffsetEntries]:
+        """``{topic: {partition_key: (partition, offset)}}`` for every topic holding offsets."""
+        found: dict[str, OffsetEntries] = {}
+        for topic in topics.all():
+            view = self._view(topic)
+            found[topic] = {} if view is None else dict(view.snapshot.offsets_for(connector))
+        return found
+
+    def write(self, connector: str, topics: OffsetTopics, pairs: Sequence[Pair]) -> None:
+        """Write `pairs` (None = tombstone) as KIP-875 says; raises `OffsetStoreError`.
+
+        Call `fence_tasks` first when exactly-once support is enabled.
+        """
+        try:
+            primary_partitions = ensure_offsets_topic(
+                self.kafka, topics.primary, self.topic_partitions, self.replication_factor
+            )
+            messages = offset_messages(topics.primary, primary_partitions, connector, pairs)
+            if self.exactly_once:
+                self._write_transaction(f"{self.group_id}-{connector}", messages)
+            else:
+                self._write_plain(messages)
+            if topics.secondary is not None:
+                partitions = ensure_offsets_topic(
+                    self.kafka, topics.secondary, self.topic_partitions, self.replication_factor
+                )
+                self._write_plain(offset_messages(topics.secondary, partitions, connector, pairs))
+        except OffsetStoreError:
+            raise
+        except Exception as exc:  # librdkafka and topic errors
+            raise OffsetStoreError(
+                f"Failed to modify offsets for source connector {connector}: {exc}"
+            ) from exc
+
+    def fence_tasks(self, connector: str, task_count: int) -> None:
+        """Fence task producers ``<group.id>-<connector>-0..task_count-1`` (exactly-once only)."""
+        if not self.exactly_once:
+            return
+        try:
+            for task in range(task_count):
+                fence_transactional_id(
+                    self.kafka, f"{self.group_id}-{connector}-{task}", self.timeout_s
+                )
+        except Exception as exc:
+            raise OffsetStoreError(
+                f"Could not fence the earlier task producers of connector {connector}: {exc}"
+            ) from exc
+
+    def _write_transaction(self, transactional_id: str, messages: list[OffsetMessage]) -> None:
+        producer = transactional_producer(self.kafka, transactional_id, self.timeout_s)
+        try:
+            producer.begin_transaction()
+            for message in messages:
+                produce(
+                    producer, message.topic, message.value, message.key, partition=message.partition
+                )
+            producer.commit_transaction(self.timeout_s)
+        except Exception:
+            try:
+                producer.abort_transaction(self.timeout_s)
+            except Exception as abort_exc:  # fenced or fatal: the broker aborts it anyway
+                log.debug("Aborting the offsets transaction failed: %s", abort_exc)
+            raise
+
+    def _write_plain(self, messages: list[OffsetMessage]) -> None:
+        producer = idempotent_producer(self.kafka)
+        errors: list[str] = []
+
+        def delivered(error: Any, message: Any) -> None:
+            if error is not None:
+                errors.append(str(error))
+
+        for message in messages:
+            produce(
+                producer,
+                message.topic,
+                message.value,
+                message.key,
+                partition=message.partition,
+                on_delivery=delivered,
+            )
+        if producer.flush(self.timeout_s) or errors:
+            reason = "; ".join(errors) or f"not delivered within {self.timeout_s:g}s"
+            raise OffsetStoreError(f"Writing offsets failed: {reason}")

@@ -12,19 +12,17 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from confluent_kafka import KafkaError, KafkaException
-
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.clients import (
     KafkaAuthorizationError,
     KafkaTimeoutError,
     admin_client,
     describe_client,
-    kafka_error_of,
     missing_acl,
     partition_count,
     read_to_end,
 )
+from spark_eos_connect.kafka.delivery import PRODUCE_ERRORS, kafka_error_in
 from spark_eos_connect.kafka.internal_topics import InternalTopic, ensure_internal_topic
 from spark_eos_connect.kafka.producers import idempotent_producer, produce
 from spark_eos_connect.protocol.murmur2 import default_partition
@@ -139,9 +137,9 @@ class KafkaStatusStore:
                     raise StatusStoreError(f"Status topic {self.topic!r} does not exist")
             if self._producer is None:
                 self._producer = idempotent_producer(self.kafka)
-            errors: list[KafkaError] = []
+            errors: list[Any] = []  # librdkafka's KafkaError per refused delivery
 
-            def delivered(error: KafkaError | None, message: Any) -> None:
+            def delivered(error: Any, message: Any) -> None:
                 if error is not None:
                     errors.append(error)
 
@@ -157,7 +155,7 @@ class KafkaStatusStore:
                     on_delivery=delivered,
                 )
                 remaining = self._producer.flush(timeout_s)
-            except (KafkaException, SystemError) as exc:  # SystemError: see `_failed`
+            except PRODUCE_ERRORS as exc:  # SystemError among them: see `_failed`
                 self._producer = None  # a fresh one next time: a fatal error leaves it unusable
                 raise self._failed(key, exc) from exc
             if remaining or errors:
@@ -169,7 +167,7 @@ class KafkaStatusStore:
                     f"Writing {key} to status topic {self.topic!r} failed: {reason}"
                 )
 
-    def _failed(self, key: str, exc: Exception) -> EosConnectError:
+    def _failed(self, key: str, exc: BaseException) -> EosConnectError:
         """The error to raise when producing or flushing `key` raised `exc`.
 
         An idempotent producer needs a producer id first; with Write on no topic at all (and no
@@ -177,7 +175,7 @@ class KafkaStatusStore:
         fatal CLUSTER_AUTHORIZATION_FAILED, raised from `flush`, where confluent-kafka turns it
         into the cause of a SystemError when a delivery callback runs at the same time. That
         refusal, like a refused topic, names Write on the status topic, the README table's row."""
-        error = _kafka_error_in(exc)
+        error = kafka_error_in(exc)
         name = error.name() if error is not None else None
         if name == "CLUSTER_AUTHORIZATION_FAILED":
             return KafkaAuthorizationError(
@@ -189,14 +187,3 @@ class KafkaStatusStore:
         return denied or StatusStoreError(
             f"Writing {key} to status topic {self.topic!r} failed: {error or exc}"
         )
-
-
-def _kafka_error_in(exc: BaseException) -> KafkaError | None:
-    """The `KafkaError` of `exc` or of the first exception in its cause/context chain."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        error = kafka_error_of(seen)
-        if error is not None:
-            return error
-        seen = seen.__cause__ or seen.__context__
-    return None

@@ -12,8 +12,8 @@ from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaExcep
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from spark_eos_connect.api.sink import TopicPartition
-from spark_eos_connect.herder.consumer_groups import ConsumerGroups
-from spark_eos_connect.herder.errors import HerderError
+from spark_eos_connect.kafka.consumer_groups import KafkaGroupOffsets
+from spark_eos_connect.kafka.group_errors import ConsumerGroupError
 
 
 def _future(outcome: Any) -> Future[Any]:
@@ -58,7 +58,7 @@ def test_committed_offsets_are_asked_again_while_the_coordinator_loads() -> None
     listed = ConsumerGroupTopicPartitions("connect-s", [KafkaTopicPartition("t", 0, 42)])
     admin = _Admin(_loading(), _loading(), listed)
 
-    offsets = ConsumerGroups({}, timeout_s=30, admin=admin).committed("connect-s")
+    offsets = KafkaGroupOffsets({}, timeout_s=30, admin=admin).committed("connect-s")
 
     assert offsets == {TopicPartition("t", 0): 42} and admin.calls == 3
 
@@ -68,7 +68,7 @@ def test_an_alteration_is_retried_after_the_coordinator_moved() -> None:
     altered = ConsumerGroupTopicPartitions("connect-s", [KafkaTopicPartition("t", 0, 7)])
     admin = _Admin(_Description(), moved, altered)
 
-    ConsumerGroups({}, timeout_s=30, admin=admin).alter(
+    KafkaGroupOffsets({}, timeout_s=30, admin=admin).alter(
         "s", "connect-s", {TopicPartition("t", 0): 7}
     )
 
@@ -79,6 +79,6 @@ def test_an_error_no_retry_can_get_past_fails_at_once() -> None:
     refused = KafkaException(KafkaError(KafkaError.INVALID_REQUEST))
     admin = _Admin(refused)
 
-    with pytest.raises(HerderError, match="Could not list the offsets of consumer group"):
-        ConsumerGroups({}, timeout_s=30, admin=admin).committed("connect-s")
+    with pytest.raises(ConsumerGroupError, match="Could not list the offsets of consumer group"):
+        KafkaGroupOffsets({}, timeout_s=30, admin=admin).committed("connect-s")
     assert admin.calls == 1
