@@ -125,9 +125,8 @@ def _admin(action: Callable[[Herder, argparse.Namespace], Any]) -> Callable[...,
     when refused, also for a librdkafka error the herder passes on as it is."""
 
     def run(args: argparse.Namespace) -> int:
-        from confluent_kafka import KafkaException
-
         from spark_eos_connect.herder import HerderError
+        from spark_eos_connect.kafka.errors import KafkaClientError
 
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
         from spark_eos_connect.errors import ConfigError
@@ -145,7 +144,7 @@ def _admin(action: Callable[[Herder, argparse.Namespace], Any]) -> Callable[...,
         except HerderError as error:
             print(f"eosconnect {args.command}: {error} (HTTP {error.status})", file=sys.stderr)
             return 1
-        except (EosConnectError, KafkaException) as error:
+        except (EosConnectError, KafkaClientError) as error:
             print(f"eosconnect {args.command}: {error}", file=sys.stderr)
             return 1
         finally:

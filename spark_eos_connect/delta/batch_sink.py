@@ -20,11 +20,12 @@ from spark_eos_connect.api.sink import SinkTaskContext
 from spark_eos_connect.delta.connector import DeltaSinkConnector, DeltaSinkTask
 from spark_eos_connect.delta.writer import lower_keys
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.protocol.sink_groups import sink_group_id as group_id_for
 from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
 from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy, ensure_dlq_topic
 from spark_eos_connect.runtime.framework_config import split_options
-from spark_eos_connect.sink.kafka_input import KafkaMetadata, group_id_for
+from spark_eos_connect.sink.kafka_input import KafkaMetadata
 from spark_eos_connect.sink.runner import sink_task_configs
 
 TRANSFORMS_REFUSED = (

@@ -23,12 +23,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import KafkaException, Producer
-from confluent_kafka.admin import AdminClient, NewTopic
-
 from spark_eos_connect.api.config import ConfigDef, ConfigType, Range, ValidString
 from spark_eos_connect.errors import EosConnectError, RetriableError
-from spark_eos_connect.kafka.producers import idempotent_producer, produce
+from spark_eos_connect.kafka.dlq import DlqProducer, create_dlq_topic
 
 log = logging.getLogger(__name__)
 
@@ -275,32 +272,9 @@ def ensure_dlq_topic(
     """Driver: create the DLQ topic (1 partition) if it does not exist."""
     if not policy.dlq_topic:
         return
-    admin = AdminClient(dict(kafka))
-    metadata = admin.list_topics(timeout=timeout_s)
-    if policy.dlq_topic in metadata.topics:
-        return
-    replication = policy.dlq_replication_factor
-    if replication > len(metadata.brokers):
-        log.warning(
-            "%s=%d but the cluster has %d broker(s); creating %s with replication factor %d",
-            DLQ_REPLICATION,
-            replication,
-            len(metadata.brokers),
-            policy.dlq_topic,
-            len(metadata.brokers),
-        )
-        replication = len(metadata.brokers)
-    future = admin.create_topics(
-        [NewTopic(policy.dlq_topic, num_partitions=1, replication_factor=replication)],
-        operation_timeout=timeout_s,
-    )[policy.dlq_topic]
-    try:
-        future.result()
-    except KafkaException as error:
-        if error.args[0].name() != "TOPIC_ALREADY_EXISTS":
-            raise EosConnectError(
-                f"could not create dead letter queue topic {policy.dlq_topic}: {error}"
-            ) from None
+    create_dlq_topic(
+        kafka, policy.dlq_topic, policy.dlq_replication_factor, DLQ_REPLICATION, timeout_s
+    )
 
 
 class ErrorReporter:
@@ -315,8 +289,7 @@ class ErrorReporter:
         self.kafka = dict(kafka)
         self.task = task
         self.failed = 0
-        self._producer: Producer | None = None
-        self._delivery_errors: list[str] = []
+        self._dlq: DlqProducer | None = None
 
     def report(self, failed: FailedRecord) -> None:
         """Raise `ToleranceExceededError` unless tolerance is `all`; then log and queue."""
@@ -343,29 +316,22 @@ class ErrorReporter:
             self._send(failed)
 
     def _send(self, failed: FailedRecord) -> None:
-        if self._producer is None:
-            self._producer = idempotent_producer(self.kafka)
+        if self._dlq is None:
+            self._dlq = DlqProducer(self.kafka, str(self.policy.dlq_topic))
         headers = list(failed.headers)
         if self.policy.context_headers:
             headers += context_headers(failed, self.policy.connector, self.task)
-        extra: dict[str, Any] = {"headers": headers, "on_delivery": self._delivered}
-        if failed.timestamp_ms is not None:
-            extra["timestamp"] = failed.timestamp_ms
-        produce(self._producer, str(self.policy.dlq_topic), failed.value, failed.key, **extra)
-
-    def _delivered(self, error: Any, message: Any) -> None:
-        if error is not None:
-            self._delivery_errors.append(str(error))
+        self._dlq.send(failed.value, failed.key, headers, failed.timestamp_ms)
 
     def close(self, timeout_s: float = 60.0) -> None:
         """Flush DLQ records; raise if some could not be written."""
-        producer, self._producer = self._producer, None
-        if producer is None:
+        dlq = self._dlq
+        left = dlq.flush(timeout_s) if dlq is not None else None
+        if dlq is None or left is None:
             return
-        left = producer.flush(timeout_s)
-        if left > 0 or self._delivery_errors:
+        if left > 0 or dlq.delivery_errors:
             raise EosConnectError(
                 f"could not write every failed record to the dead letter queue "
                 f"{self.policy.dlq_topic}: {left} undelivered after {timeout_s:.0f}s, errors "
-                f"{self._delivery_errors[:3]}"
+                f"{dlq.delivery_errors[:3]}"
             )

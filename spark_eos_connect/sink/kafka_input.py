@@ -1,9 +1,10 @@
 """Reading Kafka topics as a stream of offset ranges (the sink side's input, DESIGN §2.2).
 
-Driver side: `KafkaReaderConfig` (options), `KafkaMetadata` (partitions, last stable offsets,
-consumer group offsets) and the pure planning functions (`plan_end_offsets`, `plan_ranges`) that
-turn Spark's start offsets and the read_committed watermarks into per-partition ranges.
-Executor side: `read_range` reads one range with a read_committed consumer into Arrow batches.
+Driver side: `KafkaReaderConfig` (options), `KafkaMetadata` (the subscribed partitions and
+where a new query starts, over `kafka.topic_offsets`) and the pure planning functions
+(`plan_end_offsets`, `plan_ranges`, `assign_ranges`) that turn Spark's start offsets and the
+read_committed watermarks into per-partition ranges. Executor side: `read_ranges` (from
+`kafka.range_reader`) reads a task's ranges with a read_committed consumer into Arrow batches.
 
 Offsets follow Kafka's convention: an offset is the next record to read. Spark sees them as
 `{"topic": {"partition": offset}}` JSON, as with Spark's own Kafka source.
@@ -11,48 +12,22 @@ Offsets follow Kafka's convention: an offset is the next record to read. Spark s
 
 from __future__ import annotations
 
-import bisect
 import json
 import logging
-import operator
 import re
-import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
-from confluent_kafka import (
-    Consumer,
-    ConsumerGroupTopicPartitions,
-    IsolationLevel,
-    KafkaError,
-    KafkaException,
-    Message,
-    TopicCollection,
-)
-from confluent_kafka import TopicPartition as KafkaTopicPartition
-from confluent_kafka.admin import AdminClient, OffsetSpec
-
 from spark_eos_connect.api.config import ConfigDef, ConfigType, Range
-from spark_eos_connect.errors import ConfigError, EosConnectError
-from spark_eos_connect.kafka.clients import (
-    NEXT_RECORD_WAIT_S,
-    OFFSETS_REQUEST_TIMEOUT_S,
-    connected,
-    is_unused_group_error,
-    kafka_error_of,
-    listed_offsets,
-    missing_acl,
-    next_records,
-)
-from spark_eos_connect.kafka.group_offsets import (
-    OutsiderFactory,
-    commit_group_offsets,
-    outsider_consumer,
-)
-from spark_eos_connect.kafka.retry import call_with_retries, needs_new_metadata
+from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.kafka.range_reader import KAFKA_ROW_SCHEMA as KAFKA_ROW_SCHEMA
+from spark_eos_connect.kafka.range_reader import OffsetRange
+from spark_eos_connect.kafka.range_reader import read_range as read_range
+from spark_eos_connect.kafka.range_reader import read_ranges as read_ranges
+from spark_eos_connect.kafka.range_reader import records_batch as records_batch
+from spark_eos_connect.kafka.topic_offsets import TopicOffsets
+from spark_eos_connect.protocol.sink_groups import sink_group_id
 from spark_eos_connect.runtime.config_references import ConfigProviders
 from spark_eos_connect.runtime.framework_config import split_options
 
@@ -65,18 +40,7 @@ KAFKA_ROW_DDL = (
     "topic string, partition int, offset long, timestamp timestamp, key binary, value binary, "
     "headers array<struct<key:string,value:binary>>"
 )
-
-KAFKA_ROW_SCHEMA = pa.schema(
-    [
-        ("topic", pa.string()),
-        ("partition", pa.int32()),
-        ("offset", pa.int64()),
-        ("timestamp", pa.timestamp("us", tz="UTC")),
-        ("key", pa.binary()),
-        ("value", pa.binary()),
-        ("headers", pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))),
-    ]
-)
+"""The Spark schema of the rows (`KAFKA_ROW_SCHEMA`, in `kafka.range_reader`, in Arrow)."""
 
 EARLIEST, LATEST = -2, -1
 """Sentinels in a `startingOffsets` JSON, as in Spark's Kafka source."""
@@ -130,15 +94,6 @@ READER_CONFIG = (
     )
 )
 
-_FORCED_CONSUMER = {
-    "group.id": "eosconnect-range-reader",
-    "isolation.level": "read_committed",
-    "enable.auto.commit": False,
-    "enable.auto.offset.store": False,
-    "auto.offset.reset": "earliest",
-    "enable.partition.eof": False,
-}
-
 
 @dataclass(frozen=True)
 class KafkaReaderConfig:
@@ -157,18 +112,13 @@ class KafkaReaderConfig:
     @property
     def group_id(self) -> str | None:
         """`connect-<name>`, the consumer group holding committed sink offsets."""
-        return group_id_for(self.name) if self.name else None
+        return sink_group_id(self.name) if self.name else None
 
     def subscribed(self, topic: str) -> bool:
         """Whether `topic` is read by this stream."""
         if self.topics_regex is not None:
             return not topic.startswith("__") and re.fullmatch(self.topics_regex, topic) is not None
         return topic in self.topics
-
-
-def group_id_for(connector: str) -> str:
-    """Kafka Connect's sink consumer group: `connect-<connector>`."""
-    return f"connect-{connector}"
 
 
 def is_kafka_read(options: Mapping[str, Any]) -> bool:
@@ -291,16 +241,6 @@ def plan_end_offsets(
     return end
 
 
-@dataclass(frozen=True)
-class OffsetRange:
-    """Records `[start, end)` of one topic partition: one Spark input partition."""
-
-    topic: str
-    partition: int
-    start: int
-    end: int
-
-
 def plan_ranges(start: Mapping[TP, int], end: Mapping[TP, int]) -> list[OffsetRange]:
     """The non-empty ranges between two planned offsets (new partitions start at 0)."""
     ranges = []
@@ -330,174 +270,20 @@ def assign_ranges(
 # --- Kafka metadata and group offsets (driver) --------------------------------------------------
 
 
-_NO_GROUP = (KafkaError.GROUP_ID_NOT_FOUND, KafkaError._UNKNOWN_GROUP)
-
-
-def _failed(error: KafkaException, what: str) -> EosConnectError:
-    return EosConnectError(f"{what} failed: {error}")
-
-
-def _error_code(error: KafkaException) -> Any:
-    """The librdkafka error code carried by `error`, or None."""
-    code = getattr(error.args[0], "code", None) if error.args else None
-    return code() if callable(code) else None
-
-
-class KafkaMetadata:
-    """Driver: partitions, watermarks and consumer group offsets through one AdminClient; the
-    group commits through consumers outside the group."""
-
-    def __init__(
-        self,
-        kafka: Mapping[str, Any],
-        timeout_s: float = 30.0,
-        outsider: OutsiderFactory = outsider_consumer,
-    ) -> None:
-        """`outsider` makes the consumers that commit a group's offsets
-        (`kafka.group_offsets`)."""
-        self.timeout_s = timeout_s
-        self.kafka = dict(kafka)
-        self.admin = AdminClient(self.kafka)
-        self._outsider = outsider
-
-    def _renew_if_stale(self, error: KafkaError | None) -> None:
-        """A new admin client, with fresh metadata, when `error` says the cached is old."""
-        if needs_new_metadata(error):
-            self.admin = AdminClient(self.kafka)
+class KafkaMetadata(TopicOffsets):
+    """Driver: the subscribed partitions, watermarks and consumer group offsets through one
+    AdminClient (`kafka.topic_offsets`), and where a new query starts."""
 
     def partitions(self, config: KafkaReaderConfig) -> list[TP]:
         """Every partition of the subscribed topics that exist now.
 
-        The broker leaves the topics the principal may not Describe out of the topic list. A
-        topic of `topics` missing from it is asked about by name: if the broker refuses it, the
-        read fails naming the ACL (else it does not exist yet and is read once it does). For
-        `topics.regex` a topic the principal cannot see just does not match, as in Kafka's
-        own pattern subscription.
+        A topic of `topics` the broker does not list is asked about by name: if the broker
+        refuses it, the read fails naming the ACL (else it does not exist yet and is read once
+        it does). For `topics.regex` a topic the principal cannot see just does not match, as
+        in Kafka's own pattern subscription.
         """
-        topics = call_with_retries(
-            lambda limit: self.admin.list_topics(timeout=limit).topics,
-            "asking the cluster for its topics",
-            self.timeout_s,
-        )
-        found: list[TP] = []
-        for name, metadata in topics.items():
-            if metadata.error is None and config.subscribed(name):
-                found += [(name, p) for p in metadata.partitions]
-        if config.topics_regex is None:
-            self._check_visible([t for t in config.topics if t not in topics])
-        return sorted(found)
-
-    def _check_visible(self, topics: list[str]) -> None:
-        """Raise naming the ACL when the broker refuses to describe one of `topics`; any other
-        answer (it does not exist yet, ...) leaves it out of this micro-batch as before.
-
-        `describe_topics`, unlike a metadata request for the topic (`list_topics(topic=...)`),
-        never has the broker auto-create a topic that does not exist."""
-        if not topics:
-            return
-        futures = self.admin.describe_topics(
-            TopicCollection(topics), request_timeout=self.timeout_s
-        )
-        for topic, future in futures.items():
-            try:
-                future.result()
-            except KafkaException as error:
-                denied = missing_acl(error, "Read and Describe", topic, self.kafka)
-                if denied is not None:
-                    raise denied from None
-                log.debug("subscribed topic %s is not readable yet: %s", topic, error)
-
-    def _list_offsets(self, tps: list[TP], spec: OffsetSpec) -> dict[TP, int]:
-        if not tps:
-            return {}
-        request = {KafkaTopicPartition(t, p): spec for t, p in tps}
-
-        def listed(limit: float) -> dict[TP, int]:
-            return listed_offsets(self.admin, request, IsolationLevel.READ_COMMITTED, limit)
-
-        try:
-            return call_with_retries(
-                listed,
-                "listing offsets",
-                self.timeout_s,
-                OFFSETS_REQUEST_TIMEOUT_S,
-                before_retry=self._renew_if_stale,
-            )
-        except KafkaException as error:
-            raise _failed(error, f"listing offsets of {sorted(tps)}") from None
-
-    def last_stable_offsets(self, tps: list[TP]) -> dict[TP, int]:
-        """The read_committed end of each partition: records below it are decided."""
-        return self._list_offsets(tps, OffsetSpec.latest())
-
-    def earliest_offsets(self, tps: list[TP]) -> dict[TP, int]:
-        """The first offset still present in each partition."""
-        return self._list_offsets(tps, OffsetSpec.earliest())
-
-    def group_offsets(self, group: str) -> dict[TP, int]:
-        """The consumer group's committed offsets (next offset to read), `{}` if none (also
-        when the group does not exist, e.g. after its offsets were reset). Retried while the
-        group's coordinator is not ready (a fresh broker loading its offsets topic), up to the
-        client timeout.
-
-        Read once when a query starts, with the Admin API: unlike a consumer's OffsetFetch
-        (which only times out), it names a missing Read on the group at once. The commits after
-        every micro-batch go through a consumer (`commit_group_offsets`)."""
-
-        def listed_offsets(limit: float) -> Any:
-            futures = self.admin.list_consumer_group_offsets(
-                [ConsumerGroupTopicPartitions(group)], request_timeout=limit
-            )
-            return futures[group].result()
-
-        try:
-            listed = call_with_retries(
-                listed_offsets,
-                f"reading offsets of consumer group {group}",
-                self.timeout_s,
-                before_retry=self._renew_if_stale,
-            )
-        except KafkaException as error:
-            if _error_code(error) in _NO_GROUP:
-                return {}
-            denied = missing_acl(error, "Read", group, self.kafka)
-            raise denied or _failed(error, f"reading offsets of consumer group {group}") from None
-        return {
-            (tp.topic, tp.partition): tp.offset
-            for tp in listed.topic_partitions or []
-            if tp.offset >= 0
-        }
-
-    def commit_group_offsets(self, group: str, offsets: Mapping[TP, int]) -> None:
-        """Set the consumer group's offsets (the group must have no active members).
-
-        A partition the broker refuses fails the commit (the request as a whole may succeed
-        with per-partition errors, e.g. Describe but not Read on the group)."""
-        try:
-            answer = commit_group_offsets(
-                self.kafka, group, offsets, self.timeout_s, self._outsider
-            )
-        except KafkaException as error:
-            raise self._commit_failed(group, error, str(error)) from None
-        refused = [tp for tp in answer if tp.error is not None]
-        if refused:
-            detail = "; ".join(f"{tp.topic}-{tp.partition}: {tp.error}" for tp in refused)
-            raise self._commit_failed(group, refused[0].error, detail, refused[0].topic)
-
-    def _commit_failed(
-        self, group: str, error: Any, detail: str, topic: str | None = None
-    ) -> EosConnectError:
-        """The error of a refused group commit: a missing ACL is named (Read on the group, or
-        on the topic when the topic was refused)."""
-        kafka_error = kafka_error_of(error)
-        refused_topic = (
-            kafka_error is not None and kafka_error.name() == "TOPIC_AUTHORIZATION_FAILED"
-        )
-        denied = missing_acl(error, "Read", topic if topic and refused_topic else group, self.kafka)
-        return denied or EosConnectError(
-            f"committing offsets to consumer group {group} failed: {detail} (a group with "
-            "active members, e.g. a running Kafka Connect worker, cannot be written)"
-        )
+        named = config.topics if config.topics_regex is None else None
+        return self.topic_partitions(config.subscribed, named)
 
     def initial_offsets(self, config: KafkaReaderConfig) -> dict[TP, int]:
         """Where a new query starts: the group's offsets, else `startingOffsets` per partition."""
@@ -512,169 +298,3 @@ class KafkaMetadata:
         earliest = self.earliest_offsets([tp for tp, o in wanted.items() if o == EARLIEST])
         latest = self.last_stable_offsets([tp for tp, o in wanted.items() if o == LATEST])
         return {tp: earliest.get(tp, latest.get(tp, offset)) for tp, offset in wanted.items()}
-
-
-# --- reading ranges (executor) ------------------------------------------------------------------
-
-_READ_DEFAULTS = {
-    "fetch.queue.backoff.ms": 10,
-    "queued.min.messages": 200_000,
-}
-"""librdkafka settings of a range consumer that `kafka.*` options may override. Once a
-partition's fetch queue holds `queued.min.messages` (100,000 by default) librdkafka postpones the
-next fetch by `fetch.queue.backoff.ms`, 1 s by default: a reader draining 10,000 records at a
-time waited that second again and again (one partition, 1,000,000 records of 100 B: 245,000
-records/s with the defaults, 1,600,000 with a 10 ms backoff)."""
-
-_HEADERS_TYPE = KAFKA_ROW_SCHEMA.field("headers").type
-_TIMESTAMP_TYPE = KAFKA_ROW_SCHEMA.field("timestamp").type
-_NO_TIMESTAMP = pa.scalar(None, pa.int64())
-_MILLIS = operator.itemgetter(1)
-
-
-def _offset(message: Message) -> int:
-    """A record's offset (records always have one)."""
-    return message.offset() or 0
-
-
-def _constant(value: Any, type_: pa.DataType, rows: int) -> pa.Array:
-    """`rows` copies of `value` (a dictionary decoded: no Python object per row)."""
-    indices = pa.nulls(rows, pa.int32()).fill_null(0)
-    return pa.DictionaryArray.from_arrays(indices, pa.array([value], type_)).dictionary_decode()
-
-
-def _timestamps(millis: list[int]) -> pa.Array:
-    """Kafka's epoch milliseconds as timestamps; librdkafka's -1 (no timestamp) is null (Kafka
-    accepts no other negative timestamp)."""
-    ms = pa.array(millis, pa.int64())
-    return pc.if_else(pc.less(ms, 0), _NO_TIMESTAMP, pc.multiply(ms, 1000)).cast(_TIMESTAMP_TYPE)
-
-
-def _headers(messages: list[Message]) -> pa.Array:
-    """The headers column: all null, as usual, without a Python object per row."""
-    headers: list[Any] = list(map(Message.headers, messages))
-    if not any(headers):
-        return pa.nulls(len(messages), _HEADERS_TYPE)
-    rows = [[{"key": k, "value": v} for k, v in h] if h else None for h in headers]
-    return pa.array(rows, _HEADERS_TYPE)
-
-
-def records_batch(topic: str, partition: int, messages: list[Message]) -> pa.RecordBatch:
-    """The rows of one partition's messages, built column by column (`KAFKA_ROW_SCHEMA`):
-    `map` over the C methods of `Message`, no Python bytecode per record."""
-    rows = len(messages)
-    arrays = [
-        _constant(topic, pa.string(), rows),
-        _constant(partition, pa.int32(), rows),
-        pa.array(list(map(Message.offset, messages)), pa.int64()),
-        _timestamps(list(map(_MILLIS, map(Message.timestamp, messages)))),
-        pa.array(list(map(Message.key, messages)), pa.binary()),
-        pa.array(list(map(Message.value, messages)), pa.binary()),
-        _headers(messages),
-    ]
-    return pa.RecordBatch.from_arrays(arrays, schema=KAFKA_ROW_SCHEMA)
-
-
-def _range_failed(
-    kafka: Mapping[str, Any], offsets: OffsetRange, error: KafkaError
-) -> EosConnectError:
-    """The error to raise for a failed fetch of `offsets`: a missing ACL is named."""
-    denied = missing_acl(error, "Read and Describe", offsets.topic, kafka)
-    return denied or EosConnectError(f"reading {offsets.topic}-{offsets.partition} failed: {error}")
-
-
-def _in(message: Message, offsets: OffsetRange) -> bool:
-    """Whether `message` is of the range's partition."""
-    return message.partition() == offsets.partition and message.topic() == offsets.topic
-
-
-def _records_of(
-    kafka: Mapping[str, Any], offsets: OffsetRange, messages: list[Message]
-) -> list[Message]:
-    """The records of `messages` inside the range: librdkafka's harmless events are skipped,
-    a fetch error raises, records at or past the end (fetched ahead) are dropped."""
-    if any(map(Message.error, messages)):
-        kept = []
-        for message in messages:
-            error = message.error()
-            if error is None:
-                kept.append(message)
-            elif error.code() != KafkaError._PARTITION_EOF and not is_unused_group_error(error):
-                raise _range_failed(kafka, offsets, error)
-        messages = kept
-    if messages and not (_in(messages[0], offsets) and _in(messages[-1], offsets)):
-        messages = [m for m in messages if _in(m, offsets)]  # left from the previous range
-    if messages and _offset(messages[-1]) >= offsets.end:
-        cut = bisect.bisect_left(list(map(_offset, messages)), offsets.end)
-        messages = messages[:cut]
-    return messages
-
-
-def _read_one(
-    consumer: Consumer,
-    kafka: Mapping[str, Any],
-    offsets: OffsetRange,
-    poll_timeout_ms: int,
-    batch_rows: int,
-) -> Iterator[pa.RecordBatch]:
-    """The records of one range through `consumer` (assigned to its partition alone)."""
-    tp = KafkaTopicPartition(offsets.topic, offsets.partition, offsets.start)
-    consumer.assign([tp])
-    pending: list[Message] = []
-    last_progress = time.monotonic()
-    position = offsets.start
-    while position < offsets.end:
-        messages = next_records(consumer, batch_rows, NEXT_RECORD_WAIT_S)
-        pending += _records_of(kafka, offsets, messages)
-        if len(pending) >= batch_rows:
-            yield records_batch(offsets.topic, offsets.partition, pending)
-            pending = []
-        now = consumer.position([tp])[0].offset
-        if now > position:
-            position, last_progress = now, time.monotonic()
-        elif messages:
-            last_progress = time.monotonic()
-        elif (time.monotonic() - last_progress) * 1000 > poll_timeout_ms:
-            raise EosConnectError(
-                f"no progress reading {offsets.topic}-{offsets.partition} offsets "
-                f"[{offsets.start}, {offsets.end}) for {poll_timeout_ms} ms; stuck at "
-                f"{position} (kafkaConsumer.pollTimeoutMs)"
-            )
-    if pending:
-        yield records_batch(offsets.topic, offsets.partition, pending)
-
-
-def read_ranges(
-    kafka: Mapping[str, Any],
-    ranges: Sequence[OffsetRange],
-    poll_timeout_ms: int = 120000,
-    batch_rows: int = 10000,
-) -> Iterator[pa.RecordBatch]:
-    """Executor: the committed records of `ranges`, one range after the other, as Arrow batches
-    (each batch holds records of one partition).
-
-    With transactions offsets are not contiguous (commit markers, aborted records), so a range
-    ends when the consumer's position reaches its end, not after end - start records. Records
-    at or past the end are dropped, so a range always yields the same records. One consumer
-    reads every range; it only assigns and never commits: like the readers of the internal
-    topics it needs no Group ACL (librdkafka's lookup of its unused group may be refused; see
-    `is_unused_group_error`), only Read on the topics.
-    """
-    if not ranges:
-        return
-    consumer = connected(Consumer({**_READ_DEFAULTS, **kafka, **_FORCED_CONSUMER}))
-    try:
-        for offsets in ranges:
-            yield from _read_one(consumer, kafka, offsets, poll_timeout_ms, batch_rows)
-    finally:
-        consumer.close()
-
-
-def read_range(
-    kafka: Mapping[str, Any],
-    offsets: OffsetRange,
-    poll_timeout_ms: int = 120000,
-    batch_rows: int = 10000,
-) -> Iterator[pa.RecordBatch]:
-    """Executor: the committed records of one range (`read_ranges`)."""
-    return read_ranges(kafka, [offsets], poll_timeout_ms, batch_rows)

@@ -46,6 +46,7 @@ from spark_eos_connect.converters import (
 from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.plugins.loader import class_path, load_class
 from spark_eos_connect.ports import CommitHooks
+from spark_eos_connect.protocol.sink_groups import sink_group_id
 from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.runtime.commit_hooks import NO_HOOKS
 from spark_eos_connect.runtime.config_references import (
@@ -63,7 +64,7 @@ from spark_eos_connect.runtime.errors_dlq import (
     qualified_name,
 )
 from spark_eos_connect.runtime.framework_config import split_options
-from spark_eos_connect.sink.kafka_input import TP, group_id_for
+from spark_eos_connect.sink.kafka_input import TP
 from spark_eos_connect.sink.rows import RawRecord, RecordChunk, chunks
 from spark_eos_connect.transforms.arrow import split_topic_stages
 
@@ -191,7 +192,7 @@ class SinkTaskPlan:
     @property
     def group_id(self) -> str:
         """`connect-<name>`."""
-        return group_id_for(self.connector)
+        return sink_group_id(self.connector)
 
     def resolved_kafka(self) -> dict[str, str]:
         """The Kafka client settings with references resolved (in the process using them)."""

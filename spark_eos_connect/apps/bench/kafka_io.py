@@ -10,11 +10,8 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, IsolationLevel, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, OffsetSpec
-
 from spark_eos_connect.apps.bench.results import Verification
-from spark_eos_connect.kafka.clients import watermarks
+from spark_eos_connect.kafka.bench_clients import StableOffsets, WholeTopicConsumer, produce_spread
 
 Ident = Callable[[bytes], Hashable]
 """What identifies a record among the ones a mode writes (for the distinct count)."""
@@ -48,17 +45,8 @@ def produce_numbered(
     kafka: Mapping[str, Any], topic: str, count: int, size: int, partitions: int
 ) -> None:
     """`count` numbered values spread evenly over the topic's partitions (no transaction)."""
-    producer = Producer(
-        {**kafka, "linger.ms": 50, "batch.size": 1_000_000, "enable.idempotence": True}
-    )
-    for number in range(count):
-        while True:
-            try:
-                producer.produce(topic, numbered_value(number, size), partition=number % partitions)
-                break
-            except BufferError:
-                producer.poll(0.05)
-    remaining = producer.flush(120)
+    values = (numbered_value(number, size) for number in range(count))
+    remaining = produce_spread(kafka, topic, values, partitions)
     if remaining:
         raise RuntimeError(f"{remaining} records of {topic} not delivered")
 
@@ -70,18 +58,8 @@ class CommittedReader:
     def __init__(
         self, kafka: Mapping[str, Any], topic: str, partitions: int, ident: Ident | None = None
     ) -> None:
-        self.consumer = Consumer(
-            {
-                **kafka,
-                "group.id": f"eosconnect-bench-count-{uuid.uuid4().hex[:8]}",
-                "enable.auto.commit": False,
-                "isolation.level": "read_committed",
-                "fetch.max.bytes": 64 * 1024 * 1024,
-            }
-        )
-        self.partitions = [TopicPartition(topic, p) for p in range(partitions)]
-        self.consumer.assign(
-            [TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(partitions)]
+        self.consumer = WholeTopicConsumer(
+            kafka, topic, partitions, f"eosconnect-bench-count-{uuid.uuid4().hex[:8]}"
         )
         self.ident = ident
         self.count = 0
@@ -91,7 +69,7 @@ class CommittedReader:
 
     def poll_once(self, timeout_s: float = 0.1) -> None:
         """Consume what is there (up to 10,000 records)."""
-        for message in self.consumer.consume(num_messages=10_000, timeout=timeout_s):
+        for message in self.consumer.consume(10_000, timeout_s):
             if message.error() is not None:
                 raise RuntimeError(f"consume failed: {message.error()}")
             self.count += 1
@@ -101,12 +79,11 @@ class CommittedReader:
 
     def read_to_end(self, timeout_s: float = 600.0) -> None:
         """Consume up to the end each partition has now."""
-        marks = {tp.partition: watermarks(self.consumer, tp, 60) for tp in self.partitions}
+        marks = self.consumer.watermarks(60)
         ends = {p: high for p, (low, high) in marks.items() if high > low}
         deadline = time.monotonic() + timeout_s
         while True:
-            positions = self.consumer.position(self.partitions)
-            behind = [tp for tp in positions if tp.offset < ends.get(tp.partition, 0)]
+            behind = self.consumer.behind(ends)
             if not behind:
                 return
             if time.monotonic() > deadline:
@@ -139,17 +116,13 @@ class StableOffsetSampler:
     every `LSO_SAMPLE_INTERVAL_S`, keeping the samples in which they moved."""
 
     def __init__(self, kafka: Mapping[str, Any], topic: str, partitions: int) -> None:
-        self.admin = AdminClient(dict(kafka))
-        self.requests = {TopicPartition(topic, p): OffsetSpec.latest() for p in range(partitions)}
+        self.offsets = StableOffsets(kafka, topic, partitions)
         self.samples: list[Sample] = []
         self._lock = threading.Lock()
 
     def sample(self) -> None:
         """Ask once; keep the answer if it differs from the previous one."""
-        futures = self.admin.list_offsets(
-            self.requests, isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=10
-        )
-        stable = {tp.partition: future.result().offset for tp, future in futures.items()}
+        stable = self.offsets.ask(10)
         at = time.monotonic()
         with self._lock:
             if not self.samples or self.samples[-1][1] != stable:

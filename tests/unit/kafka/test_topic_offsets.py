@@ -1,7 +1,7 @@
-"""`KafkaMetadata`'s consumer-group offsets while the group coordinator is not ready (a fresh
-broker still loading its offsets topic) or moving: retried within the client timeout
-(`kafka.retry`); read through the Admin API, committed through a consumer outside the group
-(`kafka.group_offsets`)."""
+"""`kafka.topic_offsets.TopicOffsets` (under the sink reader's `KafkaMetadata`): consumer-group
+offsets while the group coordinator is not ready (a fresh broker still loading its offsets
+topic) or moving are retried within the client timeout (`kafka.retry`); read through the Admin
+API, committed through a consumer outside the group (`kafka.group_offsets`)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
-from spark_eos_connect.kafka.clients import KafkaAuthorizationError
-from spark_eos_connect.sink.kafka_input import KafkaMetadata
+from spark_eos_connect.kafka.errors import KafkaAuthorizationError
+from spark_eos_connect.kafka.topic_offsets import TopicOffsets
 
 KAFKA = {"bootstrap.servers": "127.0.0.1:1", "sasl.username": "u"}
 
@@ -61,8 +61,8 @@ class ScriptedOutsider:
         self.closed += 1
 
 
-def metadata_with(admin: FakeAdmin) -> KafkaMetadata:
-    metadata = KafkaMetadata(KAFKA, timeout_s=30)
+def metadata_with(admin: FakeAdmin) -> TopicOffsets:
+    metadata = TopicOffsets(KAFKA, timeout_s=30)
     metadata.admin = admin  # type: ignore[assignment]
     return metadata
 
@@ -92,7 +92,7 @@ def test_a_commit_goes_through_a_consumer_of_the_group_and_retries_a_moving_coor
         [KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_LOAD_IN_PROGRESS]
     )
 
-    KafkaMetadata(KAFKA, timeout_s=30, outsider=outsider).commit_group_offsets(
+    TopicOffsets(KAFKA, timeout_s=30, outsider=outsider).commit_group_offsets(
         "connect-x", {("t", 0): 7}
     )
 
@@ -103,7 +103,7 @@ def test_a_commit_refused_for_an_active_member_says_so() -> None:
     outsider = ScriptedOutsider([KafkaError.UNKNOWN_MEMBER_ID])
 
     with pytest.raises(Exception, match="a group with active members"):
-        KafkaMetadata(KAFKA, timeout_s=30, outsider=outsider).commit_group_offsets(
+        TopicOffsets(KAFKA, timeout_s=30, outsider=outsider).commit_group_offsets(
             "connect-x", {("t", 0): 7}
         )
     assert outsider.closed == 1

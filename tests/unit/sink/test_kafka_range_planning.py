@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.sink.kafka_input import (
+    KafkaMetadata,
     OffsetRange,
     assign_ranges,
     offsets_from_json,
@@ -185,3 +187,45 @@ def test_sink_tasks_come_from_tasks_max_only_with_a_connector_class() -> None:
     # DeltaSink runs through foreachBatch on the driver: no sink tasks to plan for
     assert sink_tasks({"connector.class": "DeltaSink", "tasks.max": "1"}) is None
     assert sink_tasks({"connector.class": "no.such.Connector"}) is None
+
+
+class ListingAdmin:
+    """An AdminClient whose cluster holds `topics` (name to partition count)."""
+
+    def __init__(self, topics: dict[str, int]) -> None:
+        self.topics = topics
+        self.described: list[list[str]] = []
+
+    def list_topics(self, timeout: float) -> object:
+        listed = {
+            name: SimpleNamespace(error=None, partitions=dict.fromkeys(range(count)))
+            for name, count in self.topics.items()
+        }
+        return SimpleNamespace(topics=listed)
+
+    def describe_topics(self, topics: object, request_timeout: float) -> dict[str, object]:
+        self.described.append(list(getattr(topics, "topic_names", [])))
+        return {}
+
+
+def metadata_listing(topics: dict[str, int]) -> tuple[KafkaMetadata, ListingAdmin]:
+    admin = ListingAdmin(topics)
+    metadata = KafkaMetadata({"bootstrap.servers": "127.0.0.1:1"}, timeout_s=5)
+    metadata.admin = admin  # type: ignore[assignment]
+    return metadata, admin
+
+
+def test_partitions_of_named_topics_ask_about_the_missing_ones_by_name() -> None:
+    metadata, admin = metadata_listing({"a": 2, "b": 1, "other": 3})
+    config = parse_reader_options({**BOOTSTRAP, "topics": "a,b,gone"})
+
+    assert metadata.partitions(config) == [("a", 0), ("a", 1), ("b", 0)]
+    assert admin.described == [["gone"]]
+
+
+def test_partitions_of_a_pattern_skip_internal_topics_and_ask_about_none() -> None:
+    metadata, admin = metadata_listing({"t1": 1, "t2": 2, "__consumer_offsets": 1, "u": 1})
+    config = parse_reader_options({**BOOTSTRAP, "topics.regex": "t.*|__.*"})
+
+    assert metadata.partitions(config) == [("t1", 0), ("t2", 0), ("t2", 1)]
+    assert admin.described == []

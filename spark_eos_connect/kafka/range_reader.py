@@ -1,0 +1,225 @@
+"""Reading offset ranges of Kafka topics with read_committed consumers, as Arrow batches (the
+executor side of the sink's Kafka input; the planning is `sink.kafka_input`'s).
+
+An `OffsetRange` is records `[start, end)` of one topic partition. `read_ranges` reads a Spark
+task's ranges through one consumer, building each batch column by column (`records_batch`):
+`map` over the C methods of librdkafka's messages, no Python bytecode per record.
+"""
+
+from __future__ import annotations
+
+import bisect
+import operator
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from confluent_kafka import Consumer, KafkaError, Message
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.kafka.clients import NEXT_RECORD_WAIT_S, connected, next_records
+from spark_eos_connect.kafka.errors import is_partition_eof, is_unused_group_error, missing_acl
+
+KAFKA_ROW_SCHEMA = pa.schema(
+    [
+        ("topic", pa.string()),
+        ("partition", pa.int32()),
+        ("offset", pa.int64()),
+        ("timestamp", pa.timestamp("us", tz="UTC")),
+        ("key", pa.binary()),
+        ("value", pa.binary()),
+        ("headers", pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))),
+    ]
+)
+
+EARLIEST, LATEST = -2, -1
+"""The rows `read_ranges` yields (Spark's DDL: `sink.kafka_input.KAFKA_ROW_DDL`)."""
+
+_FORCED_CONSUMER = {
+    "group.id": "eosconnect-range-reader",
+    "isolation.level": "read_committed",
+    "enable.auto.commit": False,
+    "enable.auto.offset.store": False,
+    "auto.offset.reset": "earliest",
+    "enable.partition.eof": False,
+}
+
+"""Settings of a range consumer that `kafka.*` options cannot change."""
+
+
+@dataclass(frozen=True)
+class OffsetRange:
+    """Records `[start, end)` of one topic partition: one Spark input partition."""
+
+    topic: str
+    partition: int
+    start: int
+    end: int
+
+
+_READ_DEFAULTS = {
+    "fetch.queue.backoff.ms": 10,
+    "queued.min.messages": 200_000,
+}
+"""librdkafka settings of a range consumer that `kafka.*` options may override. Once a
+partition's fetch queue holds `queued.min.messages` (100,000 by default) librdkafka postpones the
+next fetch by `fetch.queue.backoff.ms`, 1 s by default: a reader draining 10,000 records at a
+time waited that second again and again (one partition, 1,000,000 records of 100 B: 245,000
+records/s with the defaults, 1,600,000 with a 10 ms backoff)."""
+
+_HEADERS_TYPE = KAFKA_ROW_SCHEMA.field("headers").type
+_TIMESTAMP_TYPE = KAFKA_ROW_SCHEMA.field("timestamp").type
+_NO_TIMESTAMP = pa.scalar(None, pa.int64())
+_MILLIS = operator.itemgetter(1)
+
+
+def _offset(message: Message) -> int:
+    """A record's offset (records always have one)."""
+    return message.offset() or 0
+
+
+def _constant(value: Any, type_: pa.DataType, rows: int) -> pa.Array:
+    """`rows` copies of `value` (a dictionary decoded: no Python object per row)."""
+    indices = pa.nulls(rows, pa.int32()).fill_null(0)
+    return pa.DictionaryArray.from_arrays(indices, pa.array([value], type_)).dictionary_decode()
+
+
+def _timestamps(millis: list[int]) -> pa.Array:
+    """Kafka's epoch milliseconds as timestamps; librdkafka's -1 (no timestamp) is null (Kafka
+    accepts no other negative timestamp)."""
+    ms = pa.array(millis, pa.int64())
+    return pc.if_else(pc.less(ms, 0), _NO_TIMESTAMP, pc.multiply(ms, 1000)).cast(_TIMESTAMP_TYPE)
+
+
+def _headers(messages: list[Message]) -> pa.Array:
+    """The headers column: all null, as usual, without a Python object per row."""
+    headers: list[Any] = list(map(Message.headers, messages))
+    if not any(headers):
+        return pa.nulls(len(messages), _HEADERS_TYPE)
+    rows = [[{"key": k, "value": v} for k, v in h] if h else None for h in headers]
+    return pa.array(rows, _HEADERS_TYPE)
+
+
+def records_batch(topic: str, partition: int, messages: list[Message]) -> pa.RecordBatch:
+    """The rows of one partition's messages, built column by column (`KAFKA_ROW_SCHEMA`):
+    `map` over the C methods of `Message`, no Python bytecode per record."""
+    rows = len(messages)
+    arrays = [
+        _constant(topic, pa.string(), rows),
+        _constant(partition, pa.int32(), rows),
+        pa.array(list(map(Message.offset, messages)), pa.int64()),
+        _timestamps(list(map(_MILLIS, map(Message.timestamp, messages)))),
+        pa.array(list(map(Message.key, messages)), pa.binary()),
+        pa.array(list(map(Message.value, messages)), pa.binary()),
+        _headers(messages),
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=KAFKA_ROW_SCHEMA)
+
+
+def _range_failed(
+    kafka: Mapping[str, Any], offsets: OffsetRange, error: KafkaError
+) -> EosConnectError:
+    """The error to raise for a failed fetch of `offsets`: a missing ACL is named."""
+    denied = missing_acl(error, "Read and Describe", offsets.topic, kafka)
+    return denied or EosConnectError(f"reading {offsets.topic}-{offsets.partition} failed: {error}")
+
+
+def _in(message: Message, offsets: OffsetRange) -> bool:
+    """Whether `message` is of the range's partition."""
+    return message.partition() == offsets.partition and message.topic() == offsets.topic
+
+
+def _records_of(
+    kafka: Mapping[str, Any], offsets: OffsetRange, messages: list[Message]
+) -> list[Message]:
+    """The records of `messages` inside the range: librdkafka's harmless events are skipped,
+    a fetch error raises, records at or past the end (fetched ahead) are dropped."""
+    if any(map(Message.error, messages)):
+        kept = []
+        for message in messages:
+            error = message.error()
+            if error is None:
+                kept.append(message)
+            elif not is_partition_eof(error) and not is_unused_group_error(error):
+                raise _range_failed(kafka, offsets, error)
+        messages = kept
+    if messages and not (_in(messages[0], offsets) and _in(messages[-1], offsets)):
+        messages = [m for m in messages if _in(m, offsets)]  # left from the previous range
+    if messages and _offset(messages[-1]) >= offsets.end:
+        cut = bisect.bisect_left(list(map(_offset, messages)), offsets.end)
+        messages = messages[:cut]
+    return messages
+
+
+def _read_one(
+    consumer: Consumer,
+    kafka: Mapping[str, Any],
+    offsets: OffsetRange,
+    poll_timeout_ms: int,
+    batch_rows: int,
+) -> Iterator[pa.RecordBatch]:
+    """The records of one range through `consumer` (assigned to its partition alone)."""
+    tp = KafkaTopicPartition(offsets.topic, offsets.partition, offsets.start)
+    consumer.assign([tp])
+    pending: list[Message] = []
+    last_progress = time.monotonic()
+    position = offsets.start
+    while position < offsets.end:
+        messages = next_records(consumer, batch_rows, NEXT_RECORD_WAIT_S)
+        pending += _records_of(kafka, offsets, messages)
+        if len(pending) >= batch_rows:
+            yield records_batch(offsets.topic, offsets.partition, pending)
+            pending = []
+        now = consumer.position([tp])[0].offset
+        if now > position:
+            position, last_progress = now, time.monotonic()
+        elif messages:
+            last_progress = time.monotonic()
+        elif (time.monotonic() - last_progress) * 1000 > poll_timeout_ms:
+            raise EosConnectError(
+                f"no progress reading {offsets.topic}-{offsets.partition} offsets "
+                f"[{offsets.start}, {offsets.end}) for {poll_timeout_ms} ms; stuck at "
+                f"{position} (kafkaConsumer.pollTimeoutMs)"
+            )
+    if pending:
+        yield records_batch(offsets.topic, offsets.partition, pending)
+
+
+def read_ranges(
+    kafka: Mapping[str, Any],
+    ranges: Sequence[OffsetRange],
+    poll_timeout_ms: int = 120000,
+    batch_rows: int = 10000,
+) -> Iterator[pa.RecordBatch]:
+    """Executor: the committed records of `ranges`, one range after the other, as Arrow batches
+    (each batch holds records of one partition).
+
+    With transactions offsets are not contiguous (commit markers, aborted records), so a range
+    ends when the consumer's position reaches its end, not after end - start records. Records
+    at or past the end are dropped, so a range always yields the same records. One consumer
+    reads every range; it only assigns and never commits: like the readers of the internal
+    topics it needs no Group ACL (librdkafka's lookup of its unused group may be refused; see
+    `is_unused_group_error`), only Read on the topics.
+    """
+    if not ranges:
+        return
+    consumer = connected(Consumer({**_READ_DEFAULTS, **kafka, **_FORCED_CONSUMER}))
+    try:
+        for offsets in ranges:
+            yield from _read_one(consumer, kafka, offsets, poll_timeout_ms, batch_rows)
+    finally:
+        consumer.close()
+
+
+def read_range(
+    kafka: Mapping[str, Any],
+    offsets: OffsetRange,
+    poll_timeout_ms: int = 120000,
+    batch_rows: int = 10000,
+) -> Iterator[pa.RecordBatch]:
+    """Executor: the committed records of one range (`read_ranges`)."""
+    return read_ranges(kafka, [offsets], poll_timeout_ms, batch_rows)
