@@ -26,7 +26,7 @@ from spark_eos_connect.runtime.config_references import ConfigProviders, is_prov
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy, ensure_dlq_topic
 from spark_eos_connect.runtime.framework_config import split_options
 from spark_eos_connect.sink.kafka_input import KafkaMetadata
-from spark_eos_connect.sink.runner import sink_task_configs
+from spark_eos_connect.sink.plan import sink_task_configs
 
 TRANSFORMS_REFUSED = (
     "Option {option} is not supported by DeltaSink: Kafka Connect's Single Message Transforms "

@@ -1,406 +1,48 @@
 """Running a `SinkTask` over one Spark task's Kafka rows (DESIGN §2.2, Connect's WorkerSinkTask).
 
-Driver side: `parse_sink_options` and `plan_sink` check the options, start the connector once
-to get its task configs and build a picklable `SinkTaskPlan`. Executor side: `run_sink_task`
-instantiates the task, then `initialize`, `start`, `open(partitions)`, `put` in chunks of
+Executor side: `run_sink_task` instantiates the task of a `SinkTaskPlan` (`sink.plan`), then
+`initialize`, `start`, `open(partitions)`, `put` in chunks of
 `consumer.override.max.poll.records`, `pre_commit(current_offsets)`, `close`, `stop`; the
-result carries the offsets `pre_commit` returned, which the driver commits to the group.
-Converters (`key.converter`, `value.converter`, `header.converter`, from
-`spark_eos_connect.converters`) turn the raw bytes into record keys, values, their schemas and
-header values; then the connector's `transforms` chain (with `predicates`) runs on each record
-before `put`, as in Connect's WorkerSinkTask: a record a stage filters out is not put, but its
-offset counts as consumed; a failing stage is a `TRANSFORMATION` failure. Records that fail are
-handled by `errors.tolerance` (see `errors_dlq`). The rows arrive as columns (`sink_rows`):
-converters convert a whole column at once (`Converter.to_connect_column`), record by record
-only to find the records of a column that failed. `sink_config_problems` lists every problem of
-the writer's options (framework, converters, transforms, predicates, `errors.*`) by option.
+result carries the offsets `pre_commit` returned, which the driver commits to the group
+(`merge_committable`). The rows arrive as columns (`sink.rows`) and are decoded by the
+converters a column at a time (`sink.decoding`); then the connector's `transforms` chain (with
+`predicates`) runs on each record before `put`, as in Connect's WorkerSinkTask: a record a
+stage filters out is not put, but its offset counts as consumed; a failing stage is a
+`TRANSFORMATION` failure. Records that fail are handled by `errors.tolerance` (see
+`errors_dlq`). The writer's options are `sink.options`'.
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
-from spark_eos_connect.api.config import (
-    ConfigDef,
-    ConfigType,
-    InvalidConfigError,
-    Range,
-    props_with_prefix,
-)
-from spark_eos_connect.api.data import Schema, SchemaAndValue
-from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask, SinkTaskContext
+from spark_eos_connect.api.sink import SinkRecord, SinkTask, SinkTaskContext
 from spark_eos_connect.api.sink import TopicPartition as SinkTopicPartition
-from spark_eos_connect.converters import (
-    ConnectColumn,
-    Converter,
-    HeaderConverter,
-    make_converter,
-    make_header_converter,
+from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.plugins.loader import load_class
+from spark_eos_connect.runtime.errors_dlq import ErrorReporter, FailedRecord, Stage, qualified_name
+from spark_eos_connect.sink.decoding import (
+    convert_column,
+    convert_headers,
+    failed_record,
+    header_values,
 )
-from spark_eos_connect.errors import ConfigError, EosConnectError
-from spark_eos_connect.plugins.loader import class_path, load_class
-from spark_eos_connect.ports import CommitHooks
-from spark_eos_connect.protocol.sink_groups import sink_group_id
-from spark_eos_connect.runtime import commit_hooks
-from spark_eos_connect.runtime.commit_hooks import NO_HOOKS
-from spark_eos_connect.runtime.config_references import (
-    ConfigProviders,
-    has_reference,
-    is_provider_option,
-    reverse_transform,
-)
-from spark_eos_connect.runtime.errors_dlq import (
-    ERRORS_CONFIG,
-    ErrorPolicy,
-    ErrorReporter,
-    FailedRecord,
-    Stage,
-    qualified_name,
-)
-from spark_eos_connect.runtime.framework_config import split_options
 from spark_eos_connect.sink.kafka_input import TP
-from spark_eos_connect.sink.rows import RawRecord, RecordChunk, chunks
+
+# apps.docs imports it from here (it moved to `sink.options`).
+from spark_eos_connect.sink.options import SINK_FRAMEWORK_CONFIG as SINK_FRAMEWORK_CONFIG
+from spark_eos_connect.sink.options import TRANSFORMS
+from spark_eos_connect.sink.plan import SinkTaskPlan
+from spark_eos_connect.sink.rows import RecordChunk, chunks
 from spark_eos_connect.transforms.arrow import split_topic_stages
 
 log = logging.getLogger(__name__)
-
-MAX_POLL_RECORDS = "consumer.override.max.poll.records"
-
-SINK_FRAMEWORK_CONFIG = (
-    ConfigDef()
-    .define("name", ConfigType.STRING, importance="high", doc="Unique connector name.")
-    .define(
-        "connector.class",
-        ConfigType.STRING,
-        importance="high",
-        doc="The sink connector: a dotted Python path or a shipped short name.",
-    )
-    .define(
-        "tasks.max",
-        ConfigType.INT,
-        1,
-        Range.at_least(1),
-        "high",
-        "The number of sink tasks, as in Connect: the Kafka reader given the same options "
-        "(`connector.class` among them) plans min(tasks.max, partitions) Spark tasks, the "
-        "subscribed partitions dealt to them in turn; Spark task i runs the connector's task "
-        "config i (i mod their number if it returns fewer).",
-    )
-    .define(
-        "key.converter",
-        ConfigType.STRING,
-        "ByteArrayConverter",
-        None,
-        "medium",
-        "Turns key bytes into record keys and `key_schema`: a Kafka Connect converter by class "
-        "or short name (ByteArrayConverter, StringConverter, JsonConverter, LongConverter, ...); "
-        "its options are `key.converter.<option>`, e.g. `key.converter.schemas.enable`.",
-    )
-    .define(
-        "value.converter",
-        ConfigType.STRING,
-        "ByteArrayConverter",
-        None,
-        "medium",
-        "Turns value bytes into record values and `value_schema`, as `key.converter` does; "
-        "options `value.converter.<option>`.",
-    )
-    .define(
-        "header.converter",
-        ConfigType.STRING,
-        "ByteArrayConverter",
-        None,
-        "low",
-        "Turns header bytes into header values; options `header.converter.<option>`. The "
-        "default keeps the bytes (Connect's default is SimpleHeaderConverter: set it to get "
-        "Connect's header values).",
-    )
-    .define(
-        MAX_POLL_RECORDS,
-        ConfigType.INT,
-        500,
-        Range.at_least(1),
-        "low",
-        "The most records one `put` call receives.",
-    )
-).merge(ERRORS_CONFIG)
-
-
-# --- converters ----------------------------------------------------------------------------------
-
-CONVERTER_OPTIONS = ("key.converter", "value.converter", "header.converter")
-
-
-def converter_options(options: Mapping[str, Any]) -> dict[str, str]:
-    """Every `<key|value|header>.converter.<option>` option (the converters' own settings)."""
-    prefixes = tuple(f"{name}." for name in CONVERTER_OPTIONS)
-    return {k: str(v) for k, v in options.items() if k.startswith(prefixes)}
-
-
-@dataclass(frozen=True)
-class RecordConverters:
-    """The key, value and header converters of one sink task (`spark_eos_connect.converters`)."""
-
-    key: Converter
-    value: Converter
-    header: HeaderConverter
-
-    @classmethod
-    def build(cls, names: Mapping[str, str], options: Mapping[str, Any]) -> RecordConverters:
-        """Converters named by `names` (option to class name) configured from `options` (full
-        option names); raises `ConfigError` naming the bad option."""
-        key, value, header = (props_with_prefix(options, f"{name}.") for name in CONVERTER_OPTIONS)
-        return cls(
-            make_converter(names["key.converter"], key, is_key=True),
-            make_converter(names["value.converter"], value, is_key=False),
-            make_header_converter(names["header.converter"], header),
-        )
-
-
-# --- driver: options and plan -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SinkTaskPlan:
-    """Everything an executor needs to run the connector's tasks (driver → executor)."""
-
-    connector: str
-    task_class: str
-    task_configs: list[dict[str, str]]
-    max_poll_records: int
-    errors: ErrorPolicy
-    kafka: dict[str, str] = field(repr=False)
-    providers: ConfigProviders = field(default_factory=ConfigProviders)
-    """`kafka`, `task_configs` and `converter_options` hold references unresolved; these
-    resolve them."""
-    key_converter: str = "ByteArrayConverter"
-    value_converter: str = "ByteArrayConverter"
-    header_converter: str = "ByteArrayConverter"
-    converter_options: dict[str, str] = field(default_factory=dict, repr=False)
-    """Every `<key|value|header>.converter.<option>` option."""
-    transform_options: dict[str, str] = field(default_factory=dict, repr=False)
-    """`transforms`, `predicates` and their `transforms.<alias>.*`/`predicates.<alias>.*`."""
-    hooks: CommitHooks = NO_HOOKS
-    """The driver's commit hooks (none in production; `testing.faults` in crash tests)."""
-
-    @property
-    def group_id(self) -> str:
-        """`connect-<name>`."""
-        return sink_group_id(self.connector)
-
-    def resolved_kafka(self) -> dict[str, str]:
-        """The Kafka client settings with references resolved (in the process using them)."""
-        return self.providers.resolve(self.kafka, prefix="kafka.")
-
-    def converters(self) -> RecordConverters:
-        """The configured converters (their options resolved here)."""
-        names = {
-            "key.converter": self.key_converter,
-            "value.converter": self.value_converter,
-            "header.converter": self.header_converter,
-        }
-        return RecordConverters.build(names, self.providers.resolve(self.converter_options))
-
-    def transform_chain(self) -> Any:
-        """The configured `TransformChain` (empty without `transforms`)."""
-        from spark_eos_connect.transforms import TransformChain, parse_transform_chain
-
-        if not has_chain(self.transform_options):
-            return TransformChain()
-        return parse_transform_chain(self.providers.resolve(self.transform_options))
-
-
-@dataclass(frozen=True)
-class SinkOptions:
-    """Parsed writer options: framework values, connector props, Kafka client settings."""
-
-    values: dict[str, Any]
-    connector_props: dict[str, str]
-    kafka: dict[str, str]
-    errors: ErrorPolicy
-    providers: ConfigProviders = field(default_factory=ConfigProviders)
-    converter_options: dict[str, str] = field(default_factory=dict)
-    transform_options: dict[str, str] = field(default_factory=dict)
-
-
-TRANSFORMS = "transforms"
-PREDICATES = "predicates"
-
-
-def transform_options(options: Mapping[str, Any]) -> dict[str, str]:
-    """`transforms`, `predicates` and every `transforms.*`/`predicates.*` option."""
-    prefixes = (f"{TRANSFORMS}.", f"{PREDICATES}.")
-    return {
-        k: str(v)
-        for k, v in options.items()
-        if k in (TRANSFORMS, PREDICATES) or k.startswith(prefixes)
-    }
-
-
-def has_chain(options: Mapping[str, Any]) -> bool:
-    """Whether `transforms` names at least one alias."""
-    return bool(str(options.get(TRANSFORMS) or "").strip(" ,"))
-
-
-Problems = dict[str, list[str]]
-
-
-def _add(problems: Problems, found: Mapping[str, Iterable[str]]) -> None:
-    for name, messages in found.items():
-        problems.setdefault(name, []).extend(messages)
-
-
-def _messages(option: str, error: ConfigError) -> Problems:
-    """An error's problems by option (a plain `ConfigError` is filed under `option`)."""
-    if isinstance(error, InvalidConfigError):
-        return error.problems
-    text = str(error)
-    return {option: [text if option in text else f"{option}: {text}"]}
-
-
-def sink_config_problems(options: Mapping[str, Any]) -> Problems:
-    """Every problem of a sink writer's options by option name: `kafka.bootstrap.servers`, the
-    framework's options, each converter and its options, `transforms`/`predicates` (each
-    transformation and predicate configured, then closed) and `errors.*`. References to config
-    providers are resolved; the connector's own options are its `validate`'s business."""
-    from spark_eos_connect.runtime.connect_options import alias_case_problems, restore_alias_case
-    from spark_eos_connect.transforms import parse_transform_chain, transform_config_problems
-
-    problems: Problems = {}
-    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
-    if "bootstrap.servers" not in kafka:
-        problems["kafka.bootstrap.servers"] = [
-            "Missing option kafka.bootstrap.servers: the Kafka cluster whose consumer group "
-            "connect-<name> receives the committed offsets"
-        ]
-    try:
-        providers = ConfigProviders.from_options(rest)
-    except ConfigError as error:
-        _add(problems, _messages("config.providers", error))
-        providers = ConfigProviders(())
-    props = restore_alias_case({k: v for k, v in rest.items() if not is_provider_option(k)})
-    _add(problems, alias_case_problems(props))
-    resolved: dict[str, Any] = {}
-    framework = {**converter_options(props), **transform_options(props)}
-    framework.update({k: v for k, v in props.items() if k in SINK_FRAMEWORK_CONFIG})
-    for name, value in framework.items():  # the connector's own options resolve in plan_sink
-        try:
-            resolved[name] = providers.resolve({name: value})[name]
-        except ConfigError as error:
-            _add(problems, _messages(name, error))
-            resolved[name] = value
-    values: dict[str, Any] = {}
-    try:
-        values = SINK_FRAMEWORK_CONFIG.parse(
-            {k: v for k, v in resolved.items() if k in SINK_FRAMEWORK_CONFIG}
-        )
-    except InvalidConfigError as error:
-        _add(problems, error.problems)
-    for name in CONVERTER_OPTIONS:
-        if name in problems:
-            continue
-        converter = str(values.get(name) or resolved.get(name) or "ByteArrayConverter")
-        own = props_with_prefix(resolved, f"{name}.")
-        try:
-            if name == "header.converter":
-                make_header_converter(converter, own)
-            else:
-                make_converter(converter, own, is_key=name == "key.converter")
-        except ConfigError as error:
-            _add(problems, _messages(name, error))
-    chain_problems = transform_config_problems(resolved)
-    _add(problems, chain_problems)
-    if not chain_problems and has_chain(resolved):
-        try:
-            parse_transform_chain(resolved).close()
-        except ConfigError as error:
-            _add(problems, _messages(TRANSFORMS, error))
-    return problems
-
-
-def parse_sink_options(options: Mapping[str, Any]) -> SinkOptions:
-    """Parse `writeStream.format("eosconnect")` options for a sink connector; raises one
-    `InvalidConfigError` listing every problem (`sink_config_problems`)."""
-    from spark_eos_connect.runtime.connect_options import restore_alias_case
-
-    problems = sink_config_problems(options)
-    if problems:
-        raise InvalidConfigError(problems)
-    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
-    providers = ConfigProviders.from_options(rest)
-    rest = restore_alias_case({k: v for k, v in rest.items() if not is_provider_option(k)})
-    framework = {k: v for k, v in rest.items() if k in SINK_FRAMEWORK_CONFIG}
-    values = SINK_FRAMEWORK_CONFIG.parse(providers.resolve(framework))
-    props = {k: str(v) for k, v in rest.items() if k not in SINK_FRAMEWORK_CONFIG}
-    for key in ("name", "connector.class", "tasks.max"):  # references stay references
-        raw = rest.get(key)
-        props[key] = str(raw) if has_reference(raw) else str(values[key])
-    errors = ErrorPolicy.from_options(values["name"], rest)
-    return SinkOptions(
-        values,
-        props,
-        kafka,
-        errors,
-        providers,
-        converter_options(rest),
-        transform_options(rest),
-    )
-
-
-def sink_task_configs(
-    connector: SinkConnector, props: dict[str, str], tasks: int
-) -> list[dict[str, str]]:
-    """Validate the connector's options, start it, and return its task configs."""
-    problems = {r.name: r.errors for r in connector.validate(props) if r.errors}
-    if problems:
-        raise InvalidConfigError(problems)
-    connector.start(dict(props))
-    try:
-        configs = connector.task_configs(tasks)
-    finally:
-        connector.stop()
-    if not configs:
-        raise ConfigError(f"connector {props.get('name')} returned no task configs")
-    if len(configs) < tasks:
-        log.warning(
-            "connector %s returned %d task configs for tasks.max=%d: Spark task i runs config "
-            "i mod %d",
-            props.get("name"),
-            len(configs),
-            tasks,
-            len(configs),
-        )
-    return [{**props, **config} for config in configs]
-
-
-def plan_sink(parsed: SinkOptions, connector: SinkConnector) -> SinkTaskPlan:
-    """Driver: the plan for every Spark task of the sink writer."""
-    values, raw = parsed.values, parsed.connector_props
-    configs = sink_task_configs(connector, parsed.providers.resolve(raw), values["tasks.max"])
-    return SinkTaskPlan(
-        connector=values["name"],
-        task_class=class_path(connector.task_class()),
-        task_configs=reverse_transform(raw, configs),
-        max_poll_records=values[MAX_POLL_RECORDS],
-        errors=parsed.errors,
-        kafka=parsed.kafka,
-        providers=parsed.providers,
-        key_converter=values["key.converter"],
-        value_converter=values["value.converter"],
-        header_converter=values["header.converter"],
-        converter_options=parsed.converter_options,
-        transform_options=parsed.transform_options,
-        hooks=commit_hooks.installed(),
-    )
-
-
-# --- executor: the task's life cycle ------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -419,13 +61,6 @@ class SinkTaskResult:
 def load_task_class(dotted: str) -> type[SinkTask]:
     """Import `package.module.Class` and check it is a SinkTask."""
     return load_class(dotted, "sink task class", SinkTask)
-
-
-def _header_values(headers: list[tuple[tuple[str, SchemaAndValue], ...]]) -> list[Any]:
-    """`(name, value)` headers for `SinkRecord`s (no Python loop when no row has any)."""
-    if not any(headers):
-        return headers
-    return [tuple((name, data.value) for name, data in row) for row in headers]
 
 
 class _SinkTaskRun:
@@ -451,112 +86,25 @@ class _SinkTaskRun:
         self.current: dict[TP, int] = {}
         self.put_count = 0
 
-    def _failed(
-        self, raw: RawRecord, stage: Stage, cls: type | str, error: BaseException, context: str = ""
-    ) -> FailedRecord:
-        return FailedRecord(
-            raw.topic,
-            raw.partition,
-            raw.offset,
-            raw.key,
-            raw.value,
-            raw.headers,
-            raw.timestamp_ms,
-            stage,
-            cls if isinstance(cls, str) else qualified_name(cls),
-            error,
-            context,
-        )
-
-    def _column(
-        self,
-        converter: Converter,
-        stage: Stage,
-        rows: RecordChunk,
-        data: pa.Array,
-        failed: dict[int, FailedRecord],
-    ) -> ConnectColumn:
-        """A key or value column converted a topic run at a time; when a run fails as a whole
-        it is converted record by record and each failing record is kept in `failed` (the
-        first stage a record fails in is the one reported, as Connect converts key, value,
-        then headers)."""
-        schemas: list[Schema | None] = []
-        values: list[Any] = []
-        for topic, start, stop in rows.topic_runs():
-            part = data.slice(start, stop - start)
-            try:
-                run_schemas, run_values = converter.to_connect_column(topic, part)
-            except Exception:
-                run_schemas, run_values = self._one_by_one(
-                    converter, stage, rows, start, part, failed
-                )
-            schemas += run_schemas
-            values += run_values
-        return schemas, values
-
-    def _one_by_one(
-        self,
-        converter: Converter,
-        stage: Stage,
-        rows: RecordChunk,
-        start: int,
-        part: pa.Array,
-        failed: dict[int, FailedRecord],
-    ) -> ConnectColumn:
-        schemas: list[Schema | None] = []
-        values: list[Any] = []
-        for row, data in enumerate(part.to_pylist(), start):
-            converted = SchemaAndValue.NULL
-            if row not in failed:
-                try:
-                    converted = converter.to_connect_data(rows.topics[row], data)
-                except Exception as error:
-                    failed[row] = self._failed(rows.raw(row), stage, type(converter), error)
-            schemas.append(converted.schema)
-            values.append(converted.value)
-        return schemas, values
-
-    def _headers(
-        self, rows: RecordChunk, failed: dict[int, FailedRecord]
-    ) -> list[tuple[tuple[str, SchemaAndValue], ...]]:
-        """Each row's headers through the header converter (rows without headers: `()`)."""
-        converter = self.converters.header
-        converted: list[tuple[tuple[str, SchemaAndValue], ...]] = [()] * len(rows)
-        if not any(rows.headers):
-            return converted
-        for row, headers in enumerate(rows.headers):
-            if not headers or row in failed:
-                continue
-            topic = rows.topics[row]
-            try:
-                converted[row] = tuple(
-                    (name, converter.to_connect_header(topic, name, data)) for name, data in headers
-                )
-            except Exception as error:
-                failed[row] = self._failed(
-                    rows.raw(row), Stage.HEADER_CONVERTER, type(converter), error
-                )
-        return converted
-
     def _records(self, rows: RecordChunk) -> tuple[list[SinkRecord], list[int]]:
         """The chunk's records for `put` and the row of each: keys, values and headers
         converted a column at a time, then the transforms; failures are reported in row
         order."""
         failed: dict[int, FailedRecord] = {}
         converters = self.converters
-        key_schemas, keys = self._column(
+        key_schemas, keys = convert_column(
             converters.key, Stage.KEY_CONVERTER, rows, rows.keys, failed
         )
-        value_schemas, values = self._column(
+        value_schemas, values = convert_column(
             converters.value, Stage.VALUE_CONVERTER, rows, rows.values, failed
         )
-        headers = self._headers(rows, failed)
+        headers = convert_headers(converters.header, rows, failed)
         for row in sorted(failed):
             self.reporter.report(failed[row])
         if self.chain:
             converted = (keys, values, key_schemas, value_schemas, headers)
             return self._transformed(rows, converted, failed)
-        plain = _header_values(headers)
+        plain = header_values(headers)
         columns: list[list[Any]] = [
             rows.topics,
             rows.partitions,
@@ -629,7 +177,7 @@ class _SinkTaskRun:
         except TransformationError as error:
             where = "predicate of transformation" if error.in_predicate else "transformation"
             self.reporter.report(
-                self._failed(
+                failed_record(
                     rows.raw(row),
                     Stage.TRANSFORMATION,
                     error.class_name,
@@ -710,7 +258,7 @@ class _SinkTaskRun:
                 self.put_count += 1
             except Exception as error:
                 self.reporter.report(
-                    self._failed(rows.raw(row), Stage.TASK_PUT, type(self.task), error)
+                    failed_record(rows.raw(row), Stage.TASK_PUT, type(self.task), error)
                 )
 
     def process(self, chunk: RecordChunk) -> None:

@@ -1,7 +1,7 @@
 """`writeStream.format("eosconnect")` with a sink `connector.class`: Connect's sink tasks in Spark.
 
 Driver side: the writer checks the options and the row schema and plans the tasks once.
-Executor side: `write()` runs one sink task over its rows (`runtime.sink_runner`). Driver side
+Executor side: `write()` runs one sink task over its rows (`sink.runner`). Driver side
 again: `commit()` commits exactly the offsets the tasks' `pre_commit` returned to the consumer
 group `connect-<name>`; a failed task means no `commit()`, so nothing is committed.
 """
@@ -23,13 +23,9 @@ from spark_eos_connect.plugins.connectors import resolve_connector_class
 from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
 from spark_eos_connect.runtime.errors_dlq import ensure_dlq_topic
 from spark_eos_connect.sink.kafka_input import KafkaMetadata
-from spark_eos_connect.sink.runner import (
-    SinkTaskResult,
-    merge_committable,
-    parse_sink_options,
-    plan_sink,
-    run_sink_task,
-)
+from spark_eos_connect.sink.options import parse_sink_options
+from spark_eos_connect.sink.plan import plan_sink
+from spark_eos_connect.sink.runner import SinkTaskResult, merge_committable, run_sink_task
 from spark_eos_connect.spark.task_context import current_batch_id
 from spark_eos_connect.spark.worker_gc import settle_heap
 

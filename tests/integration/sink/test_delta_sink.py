@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from spark_eos_connect.api.sink import TopicPartition
-from spark_eos_connect.delta.connector import DeltaSinkConnector
 from spark_eos_connect.delta import delta_sink, starting_offsets
+from spark_eos_connect.delta.connector import DeltaSinkConnector
 
 pytestmark = pytest.mark.integration
 

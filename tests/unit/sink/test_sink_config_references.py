@@ -12,7 +12,9 @@ import pytest
 from spark_eos_connect.api.config import ConfigDef
 from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.sink.runner import parse_sink_options, plan_sink, run_sink_task
+from spark_eos_connect.sink.options import parse_sink_options
+from spark_eos_connect.sink.plan import plan_sink
+from spark_eos_connect.sink.runner import run_sink_task
 
 SECRET = "s3cr3t-sink-value"
 

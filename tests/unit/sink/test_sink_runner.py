@@ -14,18 +14,12 @@ from spark_eos_connect.api.config import ConfigDef
 from spark_eos_connect.api.data import Schema, SchemaAndValue, Struct
 from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask, TopicPartition
 from spark_eos_connect.converters import ByteArrayConverter, ConnectColumn, Converter
-from spark_eos_connect.errors import ConfigError, DataError, EosConnectError
+from spark_eos_connect.errors import DataError, EosConnectError
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy, ErrorReporter, ToleranceExceededError
 from spark_eos_connect.sink.kafka_input import KAFKA_ROW_SCHEMA
+from spark_eos_connect.sink.plan import SinkTaskPlan
 from spark_eos_connect.sink.rows import chunks
-from spark_eos_connect.sink.runner import (
-    SinkTaskPlan,
-    SinkTaskResult,
-    merge_committable,
-    parse_sink_options,
-    plan_sink,
-    run_sink_task,
-)
+from spark_eos_connect.sink.runner import SinkTaskResult, merge_committable, run_sink_task
 
 
 class RecordingTask(SinkTask):
@@ -298,64 +292,6 @@ def test_header_converter_turns_header_bytes_into_values() -> None:
 def test_string_converter_failure_is_a_value_converter_failure() -> None:
     with pytest.raises(ToleranceExceededError, match="VALUE_CONVERTER"):
         run_sink_task(plan(value_converter="StringConverter"), 0, [rows((0, 3, b"\xff"))], None)
-
-
-@pytest.mark.parametrize(
-    ("option", "value", "message"),
-    [
-        ("value.converter", "AvroConverter", "Unknown converter 'AvroConverter'"),
-        ("header.converter", "Nope", "configuration header.converter"),
-        ("key.converter.schemas.enable", "maybe", r"key\.converter\.schemas\.enable"),
-    ],
-)
-def test_converter_options_are_checked_when_parsed(option: str, value: str, message: str) -> None:
-    options = {"name": "n", "connector.class": "c", "kafka.bootstrap.servers": "b"}
-    if option.endswith("schemas.enable"):
-        options["key.converter"] = "JsonConverter"
-    with pytest.raises(ConfigError, match=message):
-        parse_sink_options({**options, option: value})
-
-
-def test_sink_options_give_connector_props_and_task_configs() -> None:
-    parsed = parse_sink_options(
-        {
-            "name": "rec",
-            "connector.class": "x.Y",
-            "tasks.max": "2",
-            "topics": "t",
-            "errors.tolerance": "all",
-            "kafka.bootstrap.servers": "b:9092",
-        }
-    )
-
-    sink_plan = plan_sink(parsed, RecordingConnector())
-
-    assert parsed.connector_props == {
-        "topics": "t",
-        "name": "rec",
-        "connector.class": "x.Y",
-        "tasks.max": "2",
-    }
-    assert [c["marker"] for c in sink_plan.task_configs] == ["task-0", "task-1"]
-    assert sink_plan.task_class.endswith("RecordingTask")
-    assert sink_plan.group_id == "connect-rec"
-    assert sink_plan.errors.tolerate_all
-
-
-@pytest.mark.parametrize(
-    ("options", "message"),
-    [
-        ({"name": "n", "connector.class": "c"}, "kafka.bootstrap.servers"),
-        ({"connector.class": "c", "kafka.bootstrap.servers": "b"}, "name"),
-        ({"name": "n", "connector.class": "c", "kafka.bootstrap.servers": "b",
-          "value.converter": "Nope"}, "Unknown converter"),
-        ({"name": "n", "connector.class": "c", "kafka.bootstrap.servers": "b",
-          "errors.tolerance": "some"}, "errors.tolerance"),
-    ],
-)  # fmt: skip
-def test_bad_sink_options_say_what_is_wrong(options: dict[str, str], message: str) -> None:
-    with pytest.raises(ConfigError, match=message):
-        parse_sink_options(options)
 
 
 class PickyConverter(ByteArrayConverter):

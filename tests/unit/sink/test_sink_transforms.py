@@ -19,12 +19,9 @@ from spark_eos_connect.runtime.errors_dlq import (
     ToleranceExceededError,
     context_headers,
 )
-from spark_eos_connect.sink.runner import (
-    SinkTaskPlan,
-    parse_sink_options,
-    run_sink_task,
-    sink_config_problems,
-)
+from spark_eos_connect.sink.options import parse_sink_options, sink_config_problems
+from spark_eos_connect.sink.plan import SinkTaskPlan
+from spark_eos_connect.sink.runner import run_sink_task
 from tests.unit.sink.test_sink_runner import RecordingTask, plan, reset_recording, rows
 
 __all__ = ["reset_recording"]
