@@ -1,0 +1,166 @@
+"""The driver's coordinator on in-memory stores (no broker): generations, fencing of earlier
+task producers, target states, a zombie driver, and what its plans carry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from spark_eos_connect.ports import LeaderFencedError
+from spark_eos_connect.protocol.config_records import TargetState
+from spark_eos_connect.protocol.status_records import StatusState
+from spark_eos_connect.source.config import SourcePipelineConfig, parse_source_pipeline
+from spark_eos_connect.source.coordinator import (
+    ConnectorTakenOverError,
+    CoordinatorStores,
+    SourceCoordinator,
+)
+from spark_eos_connect.storage.memory import (
+    MemoryConfigStore,
+    MemoryConfigTopic,
+    MemoryStatusStore,
+)
+from spark_eos_connect.testing import CounterSourceConnector
+
+NAME = "counter"
+
+
+class CommittedOffsets:
+    """An offsets topic already read: what tasks committed, per source partition."""
+
+    def __init__(self, offsets: list[tuple[dict[str, Any], dict[str, Any]]] | None = None):
+        self.offsets = list(offsets or [])
+        self.positions = {0: len(self.offsets)}
+        self.catch_ups = 0
+
+    def catch_up(self) -> CommittedOffsets:
+        self.catch_ups += 1
+        return self
+
+    def offsets_for(self, connector: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        return list(self.offsets) if connector == NAME else []
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def config(**options: str) -> SourcePipelineConfig:
+    return parse_source_pipeline(
+        {
+            "name": NAME,
+            "connector.class": "spark_eos_connect.testing.CounterSourceConnector",
+            "topic": "data",
+            "streams": "4",
+            "tasks.max": "2",
+            "kafka.bootstrap.servers": "unused:9092",
+            **options,
+        }
+    )
+
+
+class Driver:
+    """One driver's coordinator over a shared config topic, with what it fenced."""
+
+    def __init__(
+        self, topic: MemoryConfigTopic, statuses: MemoryStatusStore, offsets: CommittedOffsets
+    ):
+        self.fenced: list[int] = []
+        self.store = MemoryConfigStore(topic)
+        parsed = config()
+        stores = CoordinatorStores(
+            config_store=self.store,
+            status_store=statuses,
+            primary_view=offsets,
+            global_view=None,
+            primary_partitions=25,
+            global_partitions=25,
+            fence_task=self.fenced.append,
+        )
+        self.coordinator = SourceCoordinator(
+            parsed, stores, CounterSourceConnector, parsed.connector_props
+        )
+
+
+@pytest.fixture
+def topic() -> MemoryConfigTopic:
+    return MemoryConfigTopic()
+
+
+@pytest.fixture
+def statuses() -> MemoryStatusStore:
+    return MemoryStatusStore()
+
+
+def test_the_constructor_writes_nothing(
+    topic: MemoryConfigTopic, statuses: MemoryStatusStore
+) -> None:
+    Driver(topic, statuses, CommittedOffsets())
+
+    assert topic.records == []
+    assert statuses.read_to_end().connector_status(NAME) is None
+
+
+def test_start_leads_a_generation_after_fencing_every_task(
+    topic: MemoryConfigTopic, statuses: MemoryStatusStore
+) -> None:
+    driver = Driver(topic, statuses, CommittedOffsets())
+
+    driver.coordinator.start()
+
+    snapshot = MemoryConfigStore(topic).read_to_end()
+    assert snapshot.committed_task_count(NAME) == 2
+    assert [c["streams.assigned"] for c in snapshot.task_configs(NAME)] == ["0,2", "1,3"]
+    assert sorted(driver.fenced) == [0, 1]  # before the new generation's tasks may run
+    status = statuses.read_to_end()
+    assert status.connector_status(NAME) is not None
+    assert status.connector_status(NAME).state is StatusState.RUNNING  # type: ignore[union-attr]
+    assert [s.state for s in status.task_statuses(NAME).values()] == [StatusState.RUNNING] * 2
+
+
+def test_plans_carry_the_generation_and_the_committed_offsets(
+    topic: MemoryConfigTopic, statuses: MemoryStatusStore
+) -> None:
+    committed = [({"stream": 0}, {"position": 41})]
+    offsets = CommittedOffsets(committed)
+    driver = Driver(topic, statuses, offsets)
+    driver.coordinator.start()
+
+    plans = driver.coordinator.plan()
+
+    assert [p.task for p in plans] == [0, 1]
+    assert [p.transactional_id for p in plans] == ["eosconnect-counter-0", "eosconnect-counter-1"]
+    commit = MemoryConfigStore(topic).read_to_end().latest_commit_offset(NAME)
+    assert {p.generation_commit_offset for p in plans} == {commit}
+    assert all(p.committed == committed for p in plans)
+    assert offsets.catch_ups >= 1  # read up to date before planning
+
+
+def test_a_stopped_connector_plans_nothing_and_reports_stopped(
+    topic: MemoryConfigTopic, statuses: MemoryStatusStore
+) -> None:
+    driver = Driver(topic, statuses, CommittedOffsets())
+    driver.coordinator.start()
+    herder = MemoryConfigStore(topic).leader()  # the REST API's leader fences the driver's
+    herder.put_target_state(NAME, TargetState.STOPPED)
+
+    assert driver.coordinator.refresh_target_state(force=True) is TargetState.STOPPED
+    assert driver.coordinator.plan() == []
+    stopped = statuses.read_to_end().connector_status(NAME)
+    assert stopped is not None and stopped.state is StatusState.STOPPED
+
+
+def test_a_driver_whose_generation_was_replaced_stops_as_a_zombie(
+    topic: MemoryConfigTopic, statuses: MemoryStatusStore
+) -> None:
+    zombie = Driver(topic, statuses, CommittedOffsets())
+    zombie.coordinator.start()
+    newer = Driver(topic, statuses, CommittedOffsets())
+    newer.coordinator.start()  # a restarted driver leads a newer generation
+
+    with pytest.raises(ConnectorTakenOverError, match="newer generation"):
+        zombie.coordinator.refresh_target_state(force=True)
+    leader = zombie.coordinator.leader
+    assert leader is not None
+    with pytest.raises(LeaderFencedError):  # nor can it write to the config topic
+        leader.put_target_state(NAME, TargetState.PAUSED)
