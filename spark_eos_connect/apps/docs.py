@@ -18,7 +18,7 @@ from spark_eos_connect.rest.guards import REST_CONFIG
 from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
 from spark_eos_connect.runtime.framework_config import CONNECTOR_FRAMEWORK_CONFIG, WORKER_CONFIG
 from spark_eos_connect.sink.kafka_input import READER_CONFIG
-from spark_eos_connect.sink.runner import SINK_FRAMEWORK_CONFIG
+from spark_eos_connect.sink.options import SINK_FRAMEWORK_CONFIG
 from spark_eos_connect.source.conversion import SOURCE_CONVERTER_CONFIG
 from spark_eos_connect.transforms import CHAIN_CONFIG, PluginInfo, builtin_plugins
 from spark_eos_connect.transforms.registry import PluginKind

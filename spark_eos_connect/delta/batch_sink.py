@@ -20,7 +20,7 @@ from spark_eos_connect.api.sink import SinkTaskContext
 from spark_eos_connect.delta.connector import DeltaSinkConnector, DeltaSinkTask
 from spark_eos_connect.delta.writer import lower_keys
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.protocol.sink_groups import sink_group_id as group_id_for
+from spark_eos_connect.protocol.sink_groups import sink_group_id
 from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
 from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy, ensure_dlq_topic
@@ -62,7 +62,7 @@ class DeltaBatchSink:
         self.task = DeltaSinkTask()
         self.task.initialize(SinkTaskContext(config))
         self.task.start(config)
-        self.group = group_id_for(name)
+        self.group = sink_group_id(name)
         errors = ErrorPolicy.from_options(name, rest)
         if errors.dlq_topic:
             if "bootstrap.servers" not in self.kafka:

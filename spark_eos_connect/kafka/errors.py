@@ -70,6 +70,10 @@ AUTHORIZATION_ERRORS = {
 KafkaClientError = KafkaException
 """The exception librdkafka's clients raise, for code outside `kafka/` to catch."""
 
+PRODUCE_ERRORS: tuple[type[BaseException], ...] = (KafkaException, SystemError)
+"""What `produce` or `flush` raise when the client fails: librdkafka's errors, and the
+SystemError confluent-kafka raises when a fatal error arrives while a delivery callback runs."""
+
 
 class KafkaAuthorizationError(EosConnectError, PermissionError):
     """The broker's ACLs do not allow what a client asked for; names the ACL it lacks."""
@@ -84,6 +88,17 @@ def kafka_error_of(error: BaseException | KafkaError) -> KafkaError | None:
         return error
     first = error.args[0] if isinstance(error, KafkaException) and error.args else None
     return first if isinstance(first, KafkaError) else None
+
+
+def kafka_error_in(exc: BaseException) -> KafkaError | None:
+    """The `KafkaError` of `exc` or of the first exception in its cause/context chain."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        error = kafka_error_of(seen)
+        if error is not None:
+            return error
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def error_code(error: BaseException | KafkaError) -> int | None:

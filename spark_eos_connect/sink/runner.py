@@ -36,7 +36,6 @@ from spark_eos_connect.sink.decoding import (
 from spark_eos_connect.sink.kafka_input import TP
 
 # apps.docs imports it from here (it moved to `sink.options`).
-from spark_eos_connect.sink.options import SINK_FRAMEWORK_CONFIG as SINK_FRAMEWORK_CONFIG
 from spark_eos_connect.sink.options import TRANSFORMS
 from spark_eos_connect.sink.plan import SinkTaskPlan
 from spark_eos_connect.sink.rows import RecordChunk, chunks

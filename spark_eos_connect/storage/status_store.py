@@ -22,7 +22,7 @@ from spark_eos_connect.kafka.clients import (
     partition_count,
     read_to_end,
 )
-from spark_eos_connect.kafka.delivery import PRODUCE_ERRORS, kafka_error_in
+from spark_eos_connect.kafka.errors import PRODUCE_ERRORS, kafka_error_in
 from spark_eos_connect.kafka.internal_topics import InternalTopic, ensure_internal_topic
 from spark_eos_connect.kafka.producers import idempotent_producer, produce
 from spark_eos_connect.protocol.murmur2 import default_partition

@@ -215,9 +215,7 @@ def test_delta_snippet_lands_committed_records_once(
     produce_transaction(topic, [b"aborted"] * 3, commit=False, partitions=2)
     produce_transaction(topic, [b"c6", b"c7"], partitions=2)
     code = replace_literals(
-        snippet(
-            "```python from spark_eos_connect.delta import delta_sink, starting_offsets"
-        ).text,
+        snippet("```python from spark_eos_connect.delta import delta_sink, starting_offsets").text,
         {
             "127.0.0.1:9092": bootstrap_servers,
             "orders-to-delta": unique_name("orders-to-delta"),

@@ -260,6 +260,4 @@ def test_delta_sink_through_the_writer_points_to_foreach_batch(
 
     query = run_available_now(sink_stream(spark, options), tmp_path / "ck")
 
-    assert "foreachBatch(spark_eos_connect.delta.delta_sink(options))" in str(
-        query.exception()
-    )
+    assert "foreachBatch(spark_eos_connect.delta.delta_sink(options))" in str(query.exception())

@@ -7,8 +7,8 @@ import pytest
 
 from spark_eos_connect.api.source import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.source.config import parse_source_pipeline
 from spark_eos_connect.source import coordinator as source_coordinator
+from spark_eos_connect.source.config import parse_source_pipeline
 from spark_eos_connect.source.coordinator import load_source_connector
 from spark_eos_connect.testing import CounterSourceConnector
 
