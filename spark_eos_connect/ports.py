@@ -8,13 +8,14 @@ Nothing here does I/O; the engine's classes take these in their constructors.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from spark_eos_connect.api.sink import TopicPartition
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
+from spark_eos_connect.protocol.offsets_format import OffsetsSnapshot
 from spark_eos_connect.protocol.status_records import StatusSnapshot, StatusState
 
 SourcePartition = dict[str, Any]
@@ -33,12 +34,29 @@ class LeaderFencedError(ConfigStoreError):
     """A newer leader claimed the config topic; re-read it to the end and decide again."""
 
 
+DeliveryCallback = Callable[[Any, Any], None]
+"""A producer's delivery report: `(error or None, message)`, the message answering `topic()`,
+`partition()` and `offset()`."""
+
+
 class TransactionalProducer(Protocol):
     """The part of a Kafka producer the exactly-once loop uses (confluent-kafka's `Producer`):
     `produce` hands a record over, delivery reports arrive through `on_delivery` while `poll` or
-    `flush` run; the transaction calls raise the client's exception (`kafka.errors` reads it)."""
+    `flush` run; the calls raise the client's exception (`kafka.producers` reads it). A
+    transactional one has claimed its transactional id (fencing every older producer of it); an
+    idempotent one is never asked for transactions."""
 
-    def produce(self, topic: str, value: Any = None, key: Any = None, **extra: Any) -> None: ...
+    def produce(
+        self,
+        topic: str,
+        value: Any = None,
+        key: Any = None,
+        *,
+        partition: int = ...,
+        on_delivery: DeliveryCallback | None = ...,
+        timestamp: int = ...,
+        headers: Any = ...,
+    ) -> None: ...
 
     def poll(self, timeout: float = ...) -> int: ...
 
@@ -52,8 +70,12 @@ class TransactionalProducer(Protocol):
 
 
 class OffsetsLog(Protocol):
-    """A read_committed replay of one offsets topic that catches up from where it stopped
-    (`storage.offsets.OffsetsTopicView`)."""
+    """A read_committed replay of one offsets topic into `snapshot` that catches up from where
+    it stopped (`storage.offsets.OffsetsTopicView`); `read_new` returns the records it read
+    (`kafka.clients.ConsumedRecord`s: headers included)."""
+
+    @property
+    def snapshot(self) -> OffsetsSnapshot: ...
 
     @property
     def positions(self) -> dict[int, int]: ...

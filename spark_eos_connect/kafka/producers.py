@@ -1,15 +1,21 @@
-"""Producers for source tasks: transactional (exactly once) or idempotent (at least once)."""
+"""Producers for source tasks: transactional (exactly once) or idempotent (at least once), and
+how their failures read: whether a producer was fenced, whether its transaction must be aborted,
+the reason a record was refused. Producers other than librdkafka's (the in-memory twin of
+`storage.memory_log`) raise `ProducerRequestError`, which these helpers read as they read a
+`KafkaException`; `PRODUCER_ERRORS` names both for code outside `kafka/` to catch.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.clients import connected, missing_acl
+from spark_eos_connect.kafka.errors import kafka_error_of
 
 PRODUCER_DEFAULTS: dict[str, Any] = {
     "linger.ms": 20,
@@ -27,14 +33,74 @@ class ProducerFencedError(EosConnectError):
     """A newer producer with the same transactional id exists: this one is a zombie."""
 
 
-def is_fenced(error: KafkaException) -> bool:
+FENCED_ERRORS = frozenset({"_FENCED", "PRODUCER_FENCED", "INVALID_PRODUCER_EPOCH"})
+"""The errors (librdkafka's names) saying a newer producer with the same transactional id
+exists."""
+
+
+class ProducerRequestError(EosConnectError):
+    """A producer request that failed, named as Kafka names the failure (`PRODUCER_FENCED`,
+    `TOPIC_AUTHORIZATION_FAILED`, ...): what producers other than librdkafka's raise, and report
+    as the error of a refused delivery. `reason` is the text a `KafkaError` of that name shows."""
+
+    def __init__(
+        self,
+        name: str,
+        reason: str,
+        *,
+        txn_requires_abort: bool = False,
+        retriable: bool = False,
+    ) -> None:
+        super().__init__(f"{name}: {reason}")
+        self.name = name
+        self.reason = reason
+        self.abortable = txn_requires_abort
+        self.retriable = retriable
+
+
+ProducerClientError = KafkaException | ProducerRequestError
+"""What a producer's calls raise."""
+
+PRODUCER_ERRORS: tuple[type[KafkaException], type[ProducerRequestError]] = (
+    KafkaException,
+    ProducerRequestError,
+)
+"""`ProducerClientError`'s classes, for `except`."""
+
+
+def is_fenced(error: ProducerClientError) -> bool:
     """Whether `error` says this producer was fenced by a newer one."""
+    if isinstance(error, ProducerRequestError):
+        return error.name in FENCED_ERRORS
     kafka_error: KafkaError = error.args[0]
     return kafka_error.code() in (
         KafkaError._FENCED,
         KafkaError.PRODUCER_FENCED,
         KafkaError.INVALID_PRODUCER_EPOCH,
     )
+
+
+def txn_requires_abort(error: ProducerClientError) -> bool:
+    """Whether the transaction `error` failed must be aborted (the producer stays usable)."""
+    if isinstance(error, ProducerRequestError):
+        return error.abortable
+    return bool(error.args[0].txn_requires_abort())
+
+
+def refused_reason(error: ProducerClientError) -> str | None:
+    """Why a record was refused in `produce()`: the standard text of the error's code (the
+    name for other producers), or None when `error` carries no Kafka error."""
+    if isinstance(error, ProducerRequestError):
+        return error.reason
+    kafka_error = kafka_error_of(error)
+    return None if kafka_error is None else str(KafkaError(kafka_error.code()).str())
+
+
+def delivery_error_text(error: KafkaError | ProducerRequestError) -> str:
+    """The text of a delivery report's error."""
+    if isinstance(error, ProducerRequestError):
+        return error.reason
+    return str(error.str())
 
 
 def transactional_producer(
@@ -53,8 +119,20 @@ def transactional_producer(
     return producer
 
 
+class _Committing(Protocol):
+    def commit_transaction(self, timeout: float = ...) -> None: ...
+
+
+class _Producing(Protocol):
+    def produce(
+        self, topic: str, value: Any = ..., key: Any = ..., *args: Any, **extra: Any
+    ) -> None: ...
+
+    def poll(self, timeout: float = ...) -> int: ...
+
+
 def commit_transaction(
-    producer: Producer, timeout_s: float, clock: Callable[[], float] = time.monotonic
+    producer: _Committing, timeout_s: float, clock: Callable[[], float] = time.monotonic
 ) -> None:
     """Commit `producer`'s open transaction, calling again while the failure is retriable (a
     coordinator or leader moving, a request timing out: librdkafka's documented way) until
@@ -64,6 +142,9 @@ def commit_transaction(
         try:
             producer.commit_transaction(max(1.0, deadline - clock()))
             return
+        except ProducerRequestError as error:
+            if not error.retriable or error.abortable or clock() >= deadline:
+                raise
         except KafkaException as error:
             kafka_error = error.args[0] if error.args else None
             if not isinstance(kafka_error, KafkaError) or not kafka_error.retriable():
@@ -87,7 +168,7 @@ def idempotent_producer(kafka: Mapping[str, Any]) -> Producer:
 
 
 def produce(
-    producer: Producer, topic: str, value: bytes | None, key: bytes | None, **extra: Any
+    producer: _Producing, topic: str, value: bytes | None, key: bytes | None, **extra: Any
 ) -> None:
     """Produce, waiting for queue space instead of failing when the local queue is full."""
     while True:

@@ -16,10 +16,14 @@ config, and the committed offsets of every source partition the task committed a
 committed last. Otherwise a fresh task starts from the planned offsets, after the KIP-618
 start-up checks. Once its producer has fenced every earlier attempt, it reads what was committed
 to the offsets topic since planning: if an earlier attempt of the same micro-batch committed, it
-emits that attempt's rows and runs nothing (`runtime.replay`); else its first commit checks that
+emits that attempt's rows and runs nothing (`source.replay`); else its first commit checks that
 no earlier attempt committed its partitions (a re-executed micro-batch then writes nothing). A
 kept producer needs no such check: any other attempt with the same transactional id fences it,
 and its commit fails.
+
+The boundary modes are the classes of `source.boundaries`. The task's producers, offsets log,
+config store and clock come from a `source.task_clients.SourceTaskClients` (the Kafka ones by
+default; `storage.memory_log` has in-memory twins).
 """
 
 from __future__ import annotations
@@ -27,13 +31,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-from confluent_kafka import KafkaError, KafkaException, Producer
 
 from spark_eos_connect.api.source import (
     InMemoryOffsetStorageReader,
@@ -44,16 +46,20 @@ from spark_eos_connect.api.source import (
     TransactionContext,
 )
 from spark_eos_connect.errors import EosConnectError
-from spark_eos_connect.kafka.clients import kafka_error_of, missing_acl
+from spark_eos_connect.kafka.clients import missing_acl
 from spark_eos_connect.kafka.producers import (
+    PRODUCER_ERRORS,
+    ProducerClientError,
     ProducerFencedError,
     commit_transaction,
-    idempotent_producer,
+    delivery_error_text,
     is_fenced,
     produce,
-    transactional_producer,
+    refused_reason,
+    txn_requires_abort,
 )
 from spark_eos_connect.plugins.loader import load_class
+from spark_eos_connect.ports import ConfigStore, OffsetsLog, TransactionalProducer
 from spark_eos_connect.protocol.generations import (
     TaskStartupError,
     connector_running,
@@ -65,6 +71,7 @@ from spark_eos_connect.protocol.offsets_format import (
     encode_offset_value,
     partition_key,
 )
+from spark_eos_connect.source.boundaries import Boundary, boundary_for
 from spark_eos_connect.source.conversion import RecordPreparer, last_offsets
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.source.records import committed_rows, to_bytes
@@ -75,8 +82,8 @@ from spark_eos_connect.source.replay import (
     committed_by,
     encode_rows_header,
 )
-from spark_eos_connect.storage.config_store import KafkaConfigStore
-from spark_eos_connect.storage.offsets import OffsetsTopicView, offset_messages
+from spark_eos_connect.source.task_clients import KafkaTaskClients, SourceTaskClients
+from spark_eos_connect.storage.offsets import offset_messages
 
 log = logging.getLogger(__name__)
 
@@ -145,17 +152,24 @@ def same_generation(a: SourceTaskPlan, b: SourceTaskPlan) -> bool:
 
 
 class LiveSourceTask:
-    """One source task and its producer, kept across the micro-batches of one generation."""
+    """One source task and its producer, kept across the micro-batches of one generation.
+
+    `clients` builds what the task reaches the world with: by default the Kafka clients of
+    the cluster `kafka` names (references resolved with the plan's providers).
+    """
 
     def __init__(
         self,
         kafka: Mapping[str, Any],
         plan: SourceTaskPlan,
         before_producer: Callable[[], None] | None = None,
+        clients: SourceTaskClients | None = None,
     ) -> None:
         self.kafka = dict(kafka)
         """The Kafka settings as the driver sent them (references unresolved)."""
         self._clients = plan.providers.resolve(kafka, prefix="kafka.")
+        self._task_clients = clients if clients is not None else KafkaTaskClients(self._clients)
+        self._clock = self._task_clients.clock
         self.plan = plan
         self._before_producer = before_producer
         self._committed: dict[str, SourceOffset] = {partition_key(p): o for p, o in plan.committed}
@@ -166,9 +180,9 @@ class LiveSourceTask:
         self._transactions: TransactionContext | None = None
         self._wants_record_callbacks = False
         self._preparer: RecordPreparer | None = None
-        self.producer: Producer | None = None
-        self._mirror_producer: Producer | None = None
-        self._config_store: KafkaConfigStore | None = None
+        self.producer: TransactionalProducer | None = None
+        self._mirror_producer: TransactionalProducer | None = None
+        self._config_store: ConfigStore | None = None
         self._carry: list[SourceRecord] = []
         self._carry_ends_poll = False
         self._in_transaction = False
@@ -177,10 +191,10 @@ class LiveSourceTask:
         self._pending_offsets: dict[str, tuple[SourcePartition, SourceOffset]] = {}
         self._rows: tuple[list[str], list[int], list[int]] = ([], [], [])
         self._acknowledged: list[tuple[SourceRecord, RecordMetadata | None]] = []
-        self._errors: list[tuple[str, KafkaError]] = []
+        self._errors: list[tuple[str, Any]] = []
         """Records Kafka refused in the open transaction: (topic, error), in report order."""
         self._ready_rows: list[pa.RecordBatch] = []
-        self._offsets_view: OffsetsTopicView | None = None
+        self._offsets_view: OffsetsLog | None = None
         self._earlier: EarlierAttempt | None = None
         """Set when the task started: an earlier attempt of its micro-batch committed."""
         self.batches = 0
@@ -214,19 +228,21 @@ class LiveSourceTask:
         if self._earlier is not None:
             yield from self._replay(self._earlier, result)
             return
-        boundary = plan.transaction_boundary if plan.exactly_once else "poll"
-        deadline = time.monotonic() + plan.max_poll_duration_ms / 1000
+        boundary = self._boundary(plan)
+        transactions = _BatchTransactions(self, batch_id, result)
+        clock = self._clock
+        deadline = clock.monotonic() + plan.max_poll_duration_ms / 1000
         dispatched = 0
-        while dispatched < plan.max_records and time.monotonic() < deadline and not self.stale:
+        while dispatched < plan.max_records and clock.monotonic() < deadline and not self.stale:
             records, ends_poll = self._next_records(plan.max_records - dispatched)
             if not records:
                 break
             if dispatched == 0:
                 plan.hooks.reached("poll", batch_id)
             dispatched += len(records)
-            self._dispatch(records, ends_poll, boundary, batch_id, result)
+            boundary.dispatch(records, ends_poll, transactions)
             yield from self._take_rows()
-        if boundary != "connector" and not self.stale:
+        if boundary.commits_at_batch_end and not self.stale:
             self._commit(batch_id, result)
         result.open_transaction = self._in_transaction
         self._flush_mirror()
@@ -245,42 +261,20 @@ class LiveSourceTask:
             return polled[:limit], False
         return polled, True
 
-    def _dispatch(
-        self,
-        records: list[SourceRecord],
-        ends_poll: bool,
-        boundary: str,
-        batch_id: int | None,
-        result: BatchResult,
-    ) -> None:
-        """Produce `records`, ending transactions where the boundary mode says so."""
-        context = self._transactions
-        if boundary != "connector" or context is None:
-            self._produce(records)
-            if boundary == "interval" and self._interval_due():
-                self._commit(batch_id, result)
-            return
-        start = 0
-        if context.has_pending_requests():
-            for i, record in enumerate(records):
-                if context.should_abort_on(record):
-                    self._produce(records[start : i + 1])
-                    self._abort(result)
-                    start = i + 1
-                elif context.should_commit_on(record):
-                    self._produce(records[start : i + 1])
-                    self._commit(batch_id, result)
-                    start = i + 1
-        self._produce(records[start:])
-        if ends_poll:
-            if context.should_abort_batch():
-                self._abort(result)
-            elif context.should_commit_batch():
-                self._commit(batch_id, result)
+    def _boundary(self, plan: SourceTaskPlan) -> Boundary:
+        """Where this task's transactions end (`poll` in at-least-once mode)."""
+        return boundary_for(
+            plan.exactly_once,
+            plan.transaction_boundary,
+            plan.transaction_interval_ms,
+            self._transactions,
+        )
 
-    def _interval_due(self) -> bool:
-        elapsed_ms = (time.monotonic() - self._transaction_started) * 1000
-        return self._in_transaction and elapsed_ms >= self.plan.transaction_interval_ms
+    def _open_for_ms(self) -> float | None:
+        """How long the open transaction has been open, None if none is."""
+        if not self._in_transaction:
+            return None
+        return (self._clock.monotonic() - self._transaction_started) * 1000
 
     # -- start-up (KIP-618) ------------------------------------------------------------------
 
@@ -302,17 +296,14 @@ class LiveSourceTask:
                 f"{plan.connector}-{plan.task}",
             )
         if plan.config_topic:
-            self._config_store = KafkaConfigStore(self._clients, plan.config_topic, plan.group_id)
+            self._config_store = self._task_clients.config_store(plan.config_topic, plan.group_id)
             if not self._check_generation(self._config_store, plan):
                 return False
         if self._before_producer is not None:
             self._before_producer()
-        if plan.exactly_once:
-            self.producer = transactional_producer(
-                {**self._clients, "on_delivery": self._delivered}, plan.transactional_id
-            )
-        else:
-            self.producer = idempotent_producer({**self._clients, "on_delivery": self._delivered})
+        self.producer = self._task_clients.task_producer(
+            plan.transactional_id if plan.exactly_once else None, self._delivered
+        )
         if self._config_store is not None and not self._check_generation(self._config_store, plan):
             return False
         if plan.exactly_once:  # after init_transactions: no earlier attempt commits any more
@@ -344,7 +335,7 @@ class LiveSourceTask:
         the last stable offsets (an open transaction, a zombie's maybe, must not hold a task's
         start); what an earlier attempt of this micro-batch committed, if one did. Behind an
         open transaction, the first commit's stale check finds it instead."""
-        view = OffsetsTopicView(self._clients, plan.offsets_topic)
+        view = self._task_clients.offsets_log(plan.offsets_topic)
         view.positions = dict(plan.offsets_positions)
         for partition, offset in plan.committed:
             view.snapshot.apply(
@@ -373,7 +364,7 @@ class LiveSourceTask:
         yield from earlier.rows
 
     @staticmethod
-    def _check_generation(store: KafkaConfigStore, plan: SourceTaskPlan) -> bool:
+    def _check_generation(store: ConfigStore, plan: SourceTaskPlan) -> bool:
         """False if the connector stopped or paused; raises if this task must not run."""
         snapshot = store.read_to_end()
         if not connector_running(snapshot, plan.connector):
@@ -390,7 +381,7 @@ class LiveSourceTask:
 
     # -- records -----------------------------------------------------------------------------
 
-    def _delivered(self, error: KafkaError | None, message: Any) -> None:
+    def _delivered(self, error: Any, message: Any) -> None:
         """Delivery report of a data record (the producer's callback)."""
         if error is not None:
             self._errors.append((message.topic(), error))
@@ -400,16 +391,14 @@ class LiveSourceTask:
         partitions.append(message.partition())
         offsets.append(message.offset())
 
-    def _delivered_record(
-        self, record: SourceRecord, error: KafkaError | None, message: Any
-    ) -> None:
+    def _delivered_record(self, record: SourceRecord, error: Any, message: Any) -> None:
         """Delivery report of a record whose task wants `commit_record`."""
         self._delivered(error, message)
         if error is None:
             metadata = RecordMetadata(message.topic(), message.partition(), message.offset())
             self._acknowledged.append((record, metadata))
 
-    def _offsets_delivered(self, error: KafkaError | None, message: Any) -> None:
+    def _offsets_delivered(self, error: Any, message: Any) -> None:
         if error is not None:
             self._errors.append((message.topic(), error))
 
@@ -420,14 +409,14 @@ class LiveSourceTask:
         try:
             self._begin()
             self._hand_over(records)
-        except (KafkaException, SystemError) as error:
+        except (*PRODUCER_ERRORS, SystemError) as error:
             raise self._kafka_failure(error) from error
 
-    def _kafka_failure(self, error: KafkaException | SystemError) -> Exception:
+    def _kafka_failure(self, error: ProducerClientError | SystemError) -> Exception:
         """What a client error means for the task (a fenced producer fails while serving
-        delivery reports with a SystemError whose cause is the KafkaException)."""
-        cause = error if isinstance(error, KafkaException) else error.__cause__
-        if isinstance(cause, KafkaException):
+        delivery reports with a SystemError whose cause is the client's exception)."""
+        cause = error if isinstance(error, PRODUCER_ERRORS) else error.__cause__
+        if isinstance(cause, PRODUCER_ERRORS):
             return self._explained(cause)
         if self.plan.exactly_once:  # a fenced producer's flush may fail without any error
             plan = self.plan
@@ -470,7 +459,7 @@ class LiveSourceTask:
                     produce_one(topic, value, key)
                 except BufferError:
                     produce(producer, topic, value, key)
-        except KafkaException as error:
+        except PRODUCER_ERRORS as error:
             raise self._refused(error, topic) from error
         for index in sorted(last_seen.values()):
             record = records[index]
@@ -503,7 +492,7 @@ class LiveSourceTask:
                 if callbacks:
                     extra["on_delivery"] = functools.partial(self._delivered_record, records[index])
                 produce(producer, topic, value, key, **extra)
-        except KafkaException as error:
+        except PRODUCER_ERRORS as error:
             raise self._refused(error, topic) from error
         if callbacks:
             for index in prepared.dropped:
@@ -517,7 +506,7 @@ class LiveSourceTask:
 
     def _produce_with_extras(
         self,
-        producer: Producer,
+        producer: TransactionalProducer,
         record: SourceRecord,
         topic: str,
         value: bytes | None,
@@ -550,7 +539,7 @@ class LiveSourceTask:
         if self.plan.exactly_once and not self._in_transaction:
             assert self.producer is not None
             self.producer.begin_transaction()
-            self._transaction_started = time.monotonic()
+            self._transaction_started = self._clock.monotonic()
         self._in_transaction = True
 
     def _commit(self, batch_id: int | None, result: BatchResult) -> None:
@@ -597,9 +586,9 @@ class LiveSourceTask:
             plan.hooks.reached("before_commit", batch_id)
             try:
                 commit_transaction(producer, COMMIT_TIMEOUT_S)
-            except KafkaException as error:
-                if error.args[0].txn_requires_abort():  # the producer stays usable
-                    with contextlib.suppress(KafkaException, SystemError, EosConnectError):
+            except PRODUCER_ERRORS as error:
+                if txn_requires_abort(error):  # the producer stays usable
+                    with contextlib.suppress(*PRODUCER_ERRORS, SystemError, EosConnectError):
                         self._abort(result, counted=False)
                 self._in_transaction = False
                 raise self._explained(error) from error
@@ -611,11 +600,11 @@ class LiveSourceTask:
         self._in_transaction = False
         self._committed_now(offsets, rows, result)
 
-    def _await_deliveries(self, producer: Producer) -> None:
+    def _await_deliveries(self, producer: TransactionalProducer) -> None:
         """Wait until Kafka acknowledged everything produced; fail on any record it refused."""
         try:
             remaining = producer.flush(COMMIT_TIMEOUT_S)
-        except (KafkaException, SystemError) as error:
+        except (*PRODUCER_ERRORS, SystemError) as error:
             raise self._kafka_failure(error) from error
         if remaining:
             raise DeliveryFailedError(
@@ -634,7 +623,8 @@ class LiveSourceTask:
         denied = missing_acl(first, "Write", topic, self._clients)
         return DeliveryFailedError(
             f"Kafka refused {len(errors)} records of task {self.plan.task} of connector "
-            f"{self.plan.connector} (first: {topic}: {first.str()}); their offsets are not "
+            f"{self.plan.connector} (first: {topic}: {delivery_error_text(first)}); their "
+            "offsets are not "
             "committed" + (f"; {denied}" if denied is not None else "")
         )
 
@@ -677,7 +667,7 @@ class LiveSourceTask:
                 producer.flush(COMMIT_TIMEOUT_S)
                 producer.abort_transaction(COMMIT_TIMEOUT_S)
                 producer.flush(COMMIT_TIMEOUT_S)  # serve the aborted records' reports
-            except (KafkaException, SystemError) as error:
+            except (*PRODUCER_ERRORS, SystemError) as error:
                 raise self._kafka_failure(error) from error
         self._in_transaction = False
         self._pending_offsets.clear()
@@ -691,22 +681,22 @@ class LiveSourceTask:
         ready, self._ready_rows = self._ready_rows, []
         yield from ready
 
-    def _refused(self, error: KafkaException, topic: str) -> EosConnectError:
+    def _refused(self, error: ProducerClientError, topic: str) -> EosConnectError:
         """The producer refused a record of `topic` at once (its metadata already says why, e.g.
         a missing Write ACL): named like a refusal in a delivery report."""
-        kafka_error = kafka_error_of(error)
-        if kafka_error is None or is_fenced(error):
+        reason = refused_reason(error)
+        if reason is None or is_fenced(error):
             return self._explained(error)
         plan = self.plan
         denied = missing_acl(error, "Write", topic, self._clients)
         return DeliveryFailedError(
             f"Kafka refused a record of task {plan.task} of connector {plan.connector} "
-            f"({topic}: {KafkaError(kafka_error.code()).str()})"
+            f"({topic}: {reason})"
             + (f"; {denied}" if denied is not None else "")
             + "; nothing of the transaction was committed"
         )
 
-    def _explained(self, error: KafkaException) -> EosConnectError:
+    def _explained(self, error: ProducerClientError) -> EosConnectError:
         plan = self.plan
         if not is_fenced(error) and self._errors:  # a refused record came first: the cause
             return self._refused_deliveries()
@@ -765,7 +755,7 @@ class LiveSourceTask:
         plan = self.plan
         assert plan.mirror_offsets_topic is not None
         if self._mirror_producer is None:
-            self._mirror_producer = idempotent_producer(self._clients)
+            self._mirror_producer = self._task_clients.mirror_producer()
         for message in offset_messages(
             plan.mirror_offsets_topic, plan.mirror_offsets_topic_partitions, plan.connector, offsets
         ):
@@ -777,7 +767,7 @@ class LiveSourceTask:
                     message.key,
                     partition=message.partition,
                 )
-            except KafkaException as error:
+            except PRODUCER_ERRORS as error:
                 log.warning("mirroring offsets to %s failed: %s", plan.mirror_offsets_topic, error)
 
     def _flush_mirror(self) -> None:
@@ -797,7 +787,7 @@ class LiveSourceTask:
         if self.producer is not None and self._in_transaction and self.plan.exactly_once:
             try:
                 self.producer.abort_transaction(10)
-            except KafkaException as error:
+            except PRODUCER_ERRORS as error:
                 log.info("aborting the open transaction on close failed: %s", error)
         self._in_transaction = False
         if self._preparer is not None:
@@ -819,9 +809,10 @@ def run_task_once(
     plan: SourceTaskPlan,
     batch_id: int | None = 0,
     before_producer: Callable[[], None] | None = None,
+    clients: SourceTaskClients | None = None,
 ) -> BatchResult:
     """One micro-batch of a freshly started task, which is then stopped (tools and tests)."""
-    live = LiveSourceTask(kafka, plan, before_producer)
+    live = LiveSourceTask(kafka, plan, before_producer, clients)
     result = BatchResult()
     try:
         for _ in live.run_batch(plan, batch_id, result):
@@ -829,3 +820,29 @@ def run_task_once(
     finally:
         live.close()
     return result
+
+
+class _BatchTransactions:
+    """A live task's transactions in one micro-batch, as its boundary drives them
+    (`source.boundaries.Transactions`)."""
+
+    def __init__(self, live: LiveSourceTask, batch_id: int | None, result: BatchResult) -> None:
+        self._live = live
+        self._batch_id = batch_id
+        self._result = result
+
+    def produce(self, records: list[SourceRecord]) -> None:
+        """Hand `records` over in the open transaction."""
+        self._live._produce(records)
+
+    def commit(self) -> None:
+        """Commit the open transaction."""
+        self._live._commit(self._batch_id, self._result)
+
+    def abort(self) -> None:
+        """Abort the open transaction."""
+        self._live._abort(self._result)
+
+    def open_for_ms(self) -> float | None:
+        """How long the open transaction has been open."""
+        return self._live._open_for_ms()

@@ -1,0 +1,117 @@
+"""Where a live source task's transactions end (KIP-618's `transaction.boundary`), one small class
+per policy (Kafka Connect's `TransactionBoundaryManager`), chosen once from the plan:
+
+- `PollBoundary` (`poll`, and every at-least-once task): one transaction per micro-batch,
+  committed at its end;
+- `IntervalBoundary` (`interval`): committed once `transaction.boundary.interval.ms` has passed
+  since it began, checked after each poll's records, and at the end of the micro-batch;
+- `ConnectorBoundary` (`connector`): only the task's `TransactionContext` requests end one, on a
+  record or after a poll; one left open at the end of a micro-batch stays open into the next.
+
+A boundary decides; the task loop acts, through `Transactions`.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from spark_eos_connect.api.source import SourceRecord, TransactionContext
+
+
+class Transactions(Protocol):
+    """What a boundary asks of the task loop."""
+
+    def produce(self, records: list[SourceRecord]) -> None:
+        """Hand `records` to the producer in the open transaction (begun if needed)."""
+        ...
+
+    def commit(self) -> None:
+        """Commit the open transaction (records and source offsets), if any."""
+        ...
+
+    def abort(self) -> None:
+        """Abort the open transaction, if any; the task polls on."""
+        ...
+
+    def open_for_ms(self) -> float | None:
+        """How long the open transaction has been open; None when none is."""
+        ...
+
+
+class Boundary:
+    """Commit at the end of each micro-batch only (`poll`)."""
+
+    commits_at_batch_end = True
+    """Whether the task loop commits what is open when the micro-batch ends."""
+
+    def dispatch(self, records: list[SourceRecord], ends_poll: bool, txn: Transactions) -> None:
+        """Produce `records` (`ends_poll`: they end what one `poll()` returned), ending
+        transactions where the policy says so."""
+        txn.produce(records)
+
+
+class PollBoundary(Boundary):
+    """`transaction.boundary=poll`: one transaction per task per micro-batch."""
+
+
+class IntervalBoundary(Boundary):
+    """`transaction.boundary=interval`: commit once `interval_ms` passed since it began."""
+
+    def __init__(self, interval_ms: int) -> None:
+        self.interval_ms = interval_ms
+
+    def dispatch(self, records: list[SourceRecord], ends_poll: bool, txn: Transactions) -> None:
+        """Produce, then commit if the open transaction is old enough."""
+        txn.produce(records)
+        age_ms = txn.open_for_ms()
+        if age_ms is not None and age_ms >= self.interval_ms:
+            txn.commit()
+
+
+class ConnectorBoundary(Boundary):
+    """`transaction.boundary=connector`: the task's `TransactionContext` ends transactions."""
+
+    commits_at_batch_end = False
+
+    def __init__(self, context: TransactionContext) -> None:
+        self.context = context
+
+    def dispatch(self, records: list[SourceRecord], ends_poll: bool, txn: Transactions) -> None:
+        """Produce up to each record the task asked to commit or abort on, end the transaction
+        there; after the records of a whole poll, honour a request made for the batch."""
+        context = self.context
+        start = 0
+        if context.has_pending_requests():
+            for i, record in enumerate(records):
+                if context.should_abort_on(record):
+                    txn.produce(records[start : i + 1])
+                    txn.abort()
+                    start = i + 1
+                elif context.should_commit_on(record):
+                    txn.produce(records[start : i + 1])
+                    txn.commit()
+                    start = i + 1
+        txn.produce(records[start:])
+        if ends_poll:
+            if context.should_abort_batch():
+                txn.abort()
+            elif context.should_commit_batch():
+                txn.commit()
+
+
+def boundary_for(
+    exactly_once: bool,
+    policy: str,
+    interval_ms: int,
+    context: TransactionContext | None,
+) -> Boundary:
+    """The boundary of a task: `policy` (`interval` or `connector`; anything else is `poll`) in
+    exactly-once mode, `poll` otherwise. `connector` takes the task's `context`, which every
+    task started with that policy has."""
+    if not exactly_once:
+        return PollBoundary()
+    if policy == "interval":
+        return IntervalBoundary(interval_ms)
+    if policy == "connector" and context is not None:
+        return ConnectorBoundary(context)
+    return PollBoundary()
