@@ -55,12 +55,14 @@ class TopicOffsets:
         kafka: Mapping[str, Any],
         timeout_s: float = 30.0,
         outsider: OutsiderFactory = outsider_consumer,
+        admin: Any = None,
     ) -> None:
         """`outsider` makes the consumers that commit a group's offsets
-        (`kafka.group_offsets`)."""
+        (`kafka.group_offsets`); `admin` is the AdminClient to start with (one for `kafka` by
+        default)."""
         self.timeout_s = timeout_s
         self.kafka = dict(kafka)
-        self.admin = AdminClient(self.kafka)
+        self.admin = admin if admin is not None else AdminClient(self.kafka)
         self._outsider = outsider
 
     def _renew_if_stale(self, error: KafkaError | None) -> None:

@@ -15,6 +15,7 @@ from confluent_kafka import KafkaError, KafkaException
 
 from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.kafka.producers import ProducerFencedError
+from spark_eos_connect.ports import DeliveryCallback, TransactionalProducer
 from spark_eos_connect.protocol.generations import TaskStartupError
 from spark_eos_connect.protocol.murmur2 import default_partition
 from spark_eos_connect.protocol.offsets_format import decode_offset_key, decode_offset_value
@@ -22,6 +23,7 @@ from spark_eos_connect.source.config import parse_source_pipeline
 from spark_eos_connect.source.coordinator import SourceCoordinator
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.source.records import COMMITTED_ROW_SCHEMA
+from spark_eos_connect.source.task_clients import KafkaTaskClients
 from spark_eos_connect.source.task_loop import (
     BatchResult,
     DeliveryFailedError,
@@ -207,6 +209,15 @@ class _FailingCommit:
         raise RuntimeError("the task failed between producing its offsets and committing")
 
 
+class FailingCommitClients(KafkaTaskClients):
+    """The task's real clients, with a producer that fails at `commit_transaction`."""
+
+    def task_producer(
+        self, transactional_id: str | None, on_delivery: DeliveryCallback
+    ) -> TransactionalProducer:
+        return _FailingCommit(super().task_producer(transactional_id, on_delivery))  # type: ignore[return-value]
+
+
 def test_aborted_transaction_leaves_no_records_and_no_offsets(
     plan_factory: Callable[..., tuple[SourceCoordinator, str]],
     bootstrap_servers: str,
@@ -215,15 +226,8 @@ def test_aborted_transaction_leaves_no_records_and_no_offsets(
 ) -> None:
     coordinator, topic = plan_factory()
     [plan] = coordinator.plan()
-    live = LiveSourceTask({"bootstrap.servers": bootstrap_servers}, plan)
-    original_start = live._start
-
-    def start_then_wrap(p: SourceTaskPlan, batch_id: int | None) -> bool:
-        started = original_start(p, batch_id)
-        live.producer = _FailingCommit(live.producer)
-        return started
-
-    live._start = start_then_wrap  # type: ignore[method-assign]
+    kafka = {"bootstrap.servers": bootstrap_servers}
+    live = LiveSourceTask(kafka, plan, clients=FailingCommitClients(kafka))
     with pytest.raises(RuntimeError, match="between producing its offsets and committing"):
         run(live, plan)
     live.close()

@@ -62,8 +62,7 @@ class ScriptedOutsider:
 
 
 def metadata_with(admin: FakeAdmin) -> TopicOffsets:
-    metadata = TopicOffsets(KAFKA, timeout_s=30)
-    metadata.admin = admin  # type: ignore[assignment]
+    metadata = TopicOffsets(KAFKA, timeout_s=30, admin=admin)
     return metadata
 
 

@@ -210,8 +210,7 @@ class ListingAdmin:
 
 def metadata_listing(topics: dict[str, int]) -> tuple[KafkaMetadata, ListingAdmin]:
     admin = ListingAdmin(topics)
-    metadata = KafkaMetadata({"bootstrap.servers": "127.0.0.1:1"}, timeout_s=5)
-    metadata.admin = admin  # type: ignore[assignment]
+    metadata = KafkaMetadata({"bootstrap.servers": "127.0.0.1:1"}, timeout_s=5, admin=admin)
     return metadata, admin
 
 
