@@ -19,7 +19,8 @@ and ignored here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import abc
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -501,3 +502,57 @@ class ClusterConfigSnapshot:
     def restart_request_offset(self, name: str) -> int | None:
         """Offset of the connector's latest restart request, or None."""
         return self._restart_offsets.get(name)
+
+
+class ConfigWrites(abc.ABC):
+    """The config topic's writes as Connect makes them; each call is one atomic write (one
+    transaction in Kafka), so that a reader never sees part of one. A store implements `_write`.
+    """
+
+    @abc.abstractmethod
+    def _write(self, records: list[tuple[str, bytes | None]]) -> None:
+        """Write `records` (key, value; None: a tombstone) together, or none of them."""
+
+    def put_connector_config(self, name: str, properties: Mapping[str, str | None]) -> None:
+        """``connector-<name>``: create or replace the connector's config."""
+        self._write([(connector_key(name), encode_connector_config(properties))])
+
+    def put_task_configs(self, name: str, configs: Sequence[Mapping[str, str | None]]) -> None:
+        """``task-<name>-0..N-1`` then ``commit-<name>`` {"tasks":N}, together: a reader sees
+        either every task config of a generation and its commit, or none of them."""
+        records: list[tuple[str, bytes | None]] = [
+            (task_key(name, task), encode_task_config(config))
+            for task, config in enumerate(configs)
+        ]
+        records.append((commit_key(name), encode_commit(len(configs))))
+        self._write(records)
+
+    def put_task_count(self, name: str, task_count: int) -> None:
+        """``tasks-fencing-<name>``: earlier task producers have been fenced."""
+        self._write([(task_count_key(name), encode_task_count(task_count))])
+
+    def put_target_state(self, name: str, state: TargetState | str) -> None:
+        """``target-state-<name>``: STARTED, PAUSED or STOPPED."""
+        self._write([(target_state_key(name), encode_target_state(state))])
+
+    def delete_connector(self, name: str) -> None:
+        """Tombstones for the connector's config and target state, together (as Connect)."""
+        self._write([(connector_key(name), None), (target_state_key(name), None)])
+
+    def put_restart_request(self, name: str, include_tasks: bool, only_failed: bool) -> None:
+        """``restart-connector-<name>``."""
+        self._write([(restart_key(name), encode_restart_request(include_tasks, only_failed))])
+
+    def stop_connector(self, name: str) -> None:
+        """An empty task set (commit with 0 tasks), then target state STOPPED, together.
+
+        Connect writes them in this order; together means no reader ever sees the empty task
+        set with the connector still STARTED (which a running driver would take for a stop and
+        resume, and start a new generation that leaves the connector unmodifiable).
+        """
+        self._write(
+            [
+                (commit_key(name), encode_commit(0)),
+                (target_state_key(name), encode_target_state(TargetState.STOPPED)),
+            ]
+        )

@@ -10,6 +10,7 @@ task statuses*; one on a task key deletes that task's status. Connect also write
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -185,6 +186,48 @@ def decode_connector_status(raw: bytes) -> StatusRecord:
 def decode_task_status(raw: bytes) -> StatusRecord:
     """Parse the value of a task status record (STOPPED is rejected)."""
     return decode_status(raw, for_task=True)
+
+
+class StatusWrites(abc.ABC):
+    """The status topic's writes as Connect makes them (keys, values, tombstones); a store
+    implements `_send` to put one record on its topic."""
+
+    @abc.abstractmethod
+    def _send(self, key: str, value: bytes | None) -> None:
+        """Write `value` (None: a tombstone) under `key`."""
+
+    def put_connector_status(
+        self,
+        name: str,
+        state: StatusState | str,
+        worker_id: str,
+        generation: int,
+        trace: str | None = None,
+    ) -> None:
+        """Write ``status-connector-<name>``."""
+        record = StatusRecord(StatusState(state), worker_id, generation, trace)
+        self._send(connector_status_key(name), encode_connector_status(record))
+
+    def put_task_status(
+        self,
+        name: str,
+        task: int,
+        state: StatusState | str,
+        worker_id: str,
+        generation: int,
+        trace: str | None = None,
+    ) -> None:
+        """Write ``status-task-<name>-<task>`` (STOPPED is not a task state)."""
+        record = StatusRecord(StatusState(state), worker_id, generation, trace)
+        self._send(task_status_key(name, task), encode_task_status(record))
+
+    def delete_connector_status(self, name: str) -> None:
+        """Tombstone for the connector's status."""
+        self._send(connector_status_key(name), None)
+
+    def delete_task_status(self, name: str, task: int) -> None:
+        """Tombstone for one task's status."""
+        self._send(task_status_key(name, task), None)
 
 
 class StatusSnapshot:

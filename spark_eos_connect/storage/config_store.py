@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from spark_eos_connect.kafka.clients import (
@@ -24,19 +24,7 @@ from spark_eos_connect.kafka.producers import is_fenced, produce, transactional_
 from spark_eos_connect.ports import ConfigReadTimeoutError, ConfigStoreError, LeaderFencedError
 from spark_eos_connect.protocol.config_records import (
     ClusterConfigSnapshot,
-    TargetState,
-    commit_key,
-    connector_key,
-    encode_commit,
-    encode_connector_config,
-    encode_restart_request,
-    encode_target_state,
-    encode_task_config,
-    encode_task_count,
-    restart_key,
-    target_state_key,
-    task_count_key,
-    task_key,
+    ConfigWrites,
 )
 
 log = logging.getLogger(__name__)
@@ -171,7 +159,7 @@ def _kafka_error(exc: BaseException) -> Any:
     return args[0] if args and hasattr(args[0], "code") else None
 
 
-class ConfigLeader:
+class ConfigLeader(ConfigWrites):
     """The only writer of the config topic: one transaction per write (KIP-618).
 
     Once fenced by a newer leader every call raises `LeaderFencedError`; the caller must read
@@ -200,54 +188,6 @@ class ConfigLeader:
         """Whether a newer leader has fenced this one."""
         return self._fenced
 
-    def put_connector_config(self, name: str, properties: Mapping[str, str | None]) -> None:
-        """``connector-<name>``: create or replace the connector's config."""
-        self._transaction([(connector_key(name), encode_connector_config(properties))])
-
-    def put_task_configs(self, name: str, configs: Sequence[Mapping[str, str | None]]) -> None:
-        """``task-<name>-0..N-1`` then ``commit-<name>`` {"tasks":N}, in ONE transaction.
-
-        A single transaction means a reader never sees part of a generation: either every task
-        config and its commit, or none of them.
-        """
-        records: list[Record] = [
-            (task_key(name, task), encode_task_config(config))
-            for task, config in enumerate(configs)
-        ]
-        records.append((commit_key(name), encode_commit(len(configs))))
-        self._transaction(records)
-
-    def put_task_count(self, name: str, task_count: int) -> None:
-        """``tasks-fencing-<name>``: earlier task producers have been fenced."""
-        self._transaction([(task_count_key(name), encode_task_count(task_count))])
-
-    def put_target_state(self, name: str, state: TargetState | str) -> None:
-        """``target-state-<name>``: STARTED, PAUSED or STOPPED."""
-        self._transaction([(target_state_key(name), encode_target_state(state))])
-
-    def delete_connector(self, name: str) -> None:
-        """Tombstones for the connector's config and target state (one transaction, as Connect)."""
-        self._transaction([(connector_key(name), None), (target_state_key(name), None)])
-
-    def put_restart_request(self, name: str, include_tasks: bool, only_failed: bool) -> None:
-        """``restart-connector-<name>``."""
-        value = encode_restart_request(include_tasks, only_failed)
-        self._transaction([(restart_key(name), value)])
-
-    def stop_connector(self, name: str) -> None:
-        """An empty task set (commit with 0 tasks), then target state STOPPED, in ONE transaction.
-
-        Connect writes them in this order; one transaction means no reader ever sees the empty
-        task set with the connector still STARTED (which a running driver would take for a stop
-        and resume, and start a new generation that leaves the connector unmodifiable).
-        """
-        self._transaction(
-            [
-                (commit_key(name), encode_commit(0)),
-                (target_state_key(name), encode_target_state(TargetState.STOPPED)),
-            ]
-        )
-
     def close(self) -> None:
         """Release the producer (it stays fenced-safe: nothing is left open). Never raises:
         every write already ended its transaction, so what librdkafka reports here (e.g. a
@@ -258,8 +198,8 @@ class ConfigLeader:
         except Exception as exc:  # librdkafka raises fatal errors from any call (even SystemError)
             log.debug("Closing config-topic leader %s: %s", self.transactional_id, exc)
 
-    def _transaction(self, records: Iterable[Record]) -> None:
-        records = list(records)
+    def _write(self, records: list[tuple[str, bytes | None]]) -> None:
+        """Write `records` in one transaction of the leader's producer."""
         keys = ", ".join(key for key, _ in records)
         with self._lock:
             if self._fenced:

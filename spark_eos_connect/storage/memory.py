@@ -23,19 +23,7 @@ from spark_eos_connect.ports import (
 )
 from spark_eos_connect.protocol.config_records import (
     ClusterConfigSnapshot,
-    TargetState,
-    commit_key,
-    connector_key,
-    encode_commit,
-    encode_connector_config,
-    encode_restart_request,
-    encode_target_state,
-    encode_task_config,
-    encode_task_count,
-    restart_key,
-    target_state_key,
-    task_count_key,
-    task_key,
+    ConfigWrites,
 )
 from spark_eos_connect.protocol.offsets_format import (
     OffsetsSnapshot,
@@ -43,13 +31,8 @@ from spark_eos_connect.protocol.offsets_format import (
     encode_offset_value,
 )
 from spark_eos_connect.protocol.status_records import (
-    StatusRecord,
     StatusSnapshot,
-    StatusState,
-    connector_status_key,
-    encode_connector_status,
-    encode_task_status,
-    task_status_key,
+    StatusWrites,
 )
 
 Record = tuple[bytes, bytes | None]
@@ -108,7 +91,7 @@ class MemoryConfigTopic(MemoryTopic):
             return True
 
 
-class MemoryConfigWriter:
+class MemoryConfigWriter(ConfigWrites):
     """The config-topic leader of a `MemoryConfigStore`: the records `ConfigLeader` writes, each
     write one atomic batch; fenced (`LeaderFencedError`, nothing written) once a newer leader is
     claimed."""
@@ -124,45 +107,12 @@ class MemoryConfigWriter:
         """Whether a write found that a newer leader had taken over."""
         return self._fenced
 
-    def put_connector_config(self, name: str, properties: Mapping[str, str | None]) -> None:
-        """``connector-<name>``."""
-        self._write([(connector_key(name), encode_connector_config(properties))])
-
-    def put_task_configs(self, name: str, configs: Sequence[Mapping[str, str | None]]) -> None:
-        """``task-<name>-0..N-1`` and ``commit-<name>``, together."""
-        records = [(task_key(name, n), encode_task_config(c)) for n, c in enumerate(configs)]
-        self._write([*records, (commit_key(name), encode_commit(len(configs)))])
-
-    def put_task_count(self, name: str, task_count: int) -> None:
-        """``tasks-fencing-<name>``."""
-        self._write([(task_count_key(name), encode_task_count(task_count))])
-
-    def put_target_state(self, name: str, state: TargetState | str) -> None:
-        """``target-state-<name>``."""
-        self._write([(target_state_key(name), encode_target_state(state))])
-
-    def delete_connector(self, name: str) -> None:
-        """Tombstones for the config and the target state, together."""
-        self._write([(connector_key(name), None), (target_state_key(name), None)])
-
-    def put_restart_request(self, name: str, include_tasks: bool, only_failed: bool) -> None:
-        """``restart-connector-<name>``."""
-        self._write([(restart_key(name), encode_restart_request(include_tasks, only_failed))])
-
-    def stop_connector(self, name: str) -> None:
-        """An empty task set, then target state STOPPED, together."""
-        self._write(
-            [
-                (commit_key(name), encode_commit(0)),
-                (target_state_key(name), encode_target_state(TargetState.STOPPED)),
-            ]
-        )
-
     def close(self) -> None:
         """Nothing to release."""
         self.closed = True
 
-    def _write(self, records: Sequence[tuple[str, bytes | None]]) -> None:
+    def _write(self, records: list[tuple[str, bytes | None]]) -> None:
+        """Append `records` as one batch, unless a newer leader was claimed."""
         keys = ", ".join(key for key, _ in records)
         if self._fenced or not self._topic.append_as(
             self._epoch, [(key.encode("utf-8"), value) for key, value in records]
@@ -215,7 +165,7 @@ class MemoryConfigStore:
         self.closed = True
 
 
-class MemoryStatusStore:
+class MemoryStatusStore(StatusWrites):
     """The status topic: records encoded as `KafkaStatusStore` writes them, replayed into a
     `StatusSnapshot`. Shares `topic` with other stores when given one."""
 
@@ -233,39 +183,6 @@ class MemoryStatusStore:
         created = not self.topic.created
         self.topic.created = True
         return created
-
-    def put_connector_status(
-        self,
-        name: str,
-        state: StatusState | str,
-        worker_id: str,
-        generation: int,
-        trace: str | None = None,
-    ) -> None:
-        """``status-connector-<name>``."""
-        record = StatusRecord(StatusState(state), worker_id, generation, trace)
-        self._send(connector_status_key(name), encode_connector_status(record))
-
-    def put_task_status(
-        self,
-        name: str,
-        task: int,
-        state: StatusState | str,
-        worker_id: str,
-        generation: int,
-        trace: str | None = None,
-    ) -> None:
-        """``status-task-<name>-<task>``."""
-        record = StatusRecord(StatusState(state), worker_id, generation, trace)
-        self._send(task_status_key(name, task), encode_task_status(record))
-
-    def delete_connector_status(self, name: str) -> None:
-        """Tombstone for the connector's status."""
-        self._send(connector_status_key(name), None)
-
-    def delete_task_status(self, name: str, task: int) -> None:
-        """Tombstone for one task's status."""
-        self._send(task_status_key(name, task), None)
 
     def read_to_end(self, timeout_s: float = 30.0) -> StatusSnapshot:
         """Apply the records written since the last read; the live snapshot."""

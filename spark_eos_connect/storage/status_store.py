@@ -27,13 +27,8 @@ from spark_eos_connect.kafka.internal_topics import InternalTopic, ensure_intern
 from spark_eos_connect.kafka.producers import idempotent_producer, produce
 from spark_eos_connect.protocol.murmur2 import default_partition
 from spark_eos_connect.protocol.status_records import (
-    StatusRecord,
     StatusSnapshot,
-    StatusState,
-    connector_status_key,
-    encode_connector_status,
-    encode_task_status,
-    task_status_key,
+    StatusWrites,
 )
 
 STATUS_REPLICATION_OPTION = "status.storage.replication.factor"
@@ -44,7 +39,7 @@ class StatusStoreError(EosConnectError):
     """The status topic could not be read or written."""
 
 
-class KafkaStatusStore:
+class KafkaStatusStore(StatusWrites):
     """The status topic `topic`, read and written through `kafka` (librdkafka settings)."""
 
     def __init__(self, kafka: Mapping[str, Any], topic: str) -> None:
@@ -68,39 +63,6 @@ class KafkaStatusStore:
         ensured = ensure_internal_topic(self.kafka, spec, timeout_s)
         self._partitions = ensured.partitions
         return ensured.created
-
-    def put_connector_status(
-        self,
-        name: str,
-        state: StatusState | str,
-        worker_id: str,
-        generation: int,
-        trace: str | None = None,
-    ) -> None:
-        """Write ``status-connector-<name>``."""
-        record = StatusRecord(StatusState(state), worker_id, generation, trace)
-        self._send(connector_status_key(name), encode_connector_status(record))
-
-    def put_task_status(
-        self,
-        name: str,
-        task: int,
-        state: StatusState | str,
-        worker_id: str,
-        generation: int,
-        trace: str | None = None,
-    ) -> None:
-        """Write ``status-task-<name>-<task>`` (STOPPED is not a task state)."""
-        record = StatusRecord(StatusState(state), worker_id, generation, trace)
-        self._send(task_status_key(name, task), encode_task_status(record))
-
-    def delete_connector_status(self, name: str) -> None:
-        """Tombstone for the connector's status."""
-        self._send(connector_status_key(name), None)
-
-    def delete_task_status(self, name: str, task: int) -> None:
-        """Tombstone for one task's status."""
-        self._send(task_status_key(name, task), None)
 
     def read_to_end(self, timeout_s: float = 30.0) -> StatusSnapshot:
         """Catch up with the topic's end; the live snapshot."""
