@@ -143,6 +143,12 @@ def is_unused_group_error(error: KafkaError) -> bool:
     return bool(error.code() == KafkaError.GROUP_AUTHORIZATION_FAILED)
 
 
+def is_fatal_placeholder(error: KafkaError | None) -> bool:
+    """Whether `error` is librdkafka's `_FATAL`: what a call on a client already in a fatal
+    state raises, standing for the fatal error the client's `error_cb` received."""
+    return error is not None and bool(error.code() == KafkaError._FATAL)
+
+
 def is_partition_eof(error: KafkaError) -> bool:
     """Whether `error` is librdkafka's harmless end-of-partition event."""
     return bool(error.code() == KafkaError._PARTITION_EOF)

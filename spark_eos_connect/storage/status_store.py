@@ -8,6 +8,7 @@ a write the broker's ACLs refuse fails naming Write on the status topic.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -22,7 +23,7 @@ from spark_eos_connect.kafka.clients import (
     partition_count,
     read_to_end,
 )
-from spark_eos_connect.kafka.errors import PRODUCE_ERRORS, kafka_error_in
+from spark_eos_connect.kafka.errors import PRODUCE_ERRORS, is_fatal_placeholder, kafka_error_in
 from spark_eos_connect.kafka.internal_topics import InternalTopic, ensure_internal_topic
 from spark_eos_connect.kafka.producers import idempotent_producer, produce
 from spark_eos_connect.protocol.murmur2 import default_partition
@@ -33,6 +34,8 @@ from spark_eos_connect.protocol.status_records import (
 
 STATUS_REPLICATION_OPTION = "status.storage.replication.factor"
 DEFAULT_PARTITIONS = 5
+
+log = logging.getLogger(__name__)
 
 
 class StatusStoreError(EosConnectError):
@@ -50,6 +53,8 @@ class KafkaStatusStore(StatusWrites):
         self._positions: dict[int, int] = {}
         self._partitions = 0
         self._producer: Any = None
+        self._fatal_error: Any = None
+        """The fatal error the current producer's `error_cb` received, if any."""
 
     def ensure_topic(
         self,
@@ -98,7 +103,8 @@ class KafkaStatusStore(StatusWrites):
                 if self._partitions <= 0:
                     raise StatusStoreError(f"Status topic {self.topic!r} does not exist")
             if self._producer is None:
-                self._producer = idempotent_producer(self.kafka)
+                self._fatal_error = None
+                self._producer = idempotent_producer({**self.kafka, "error_cb": self._client_error})
             errors: list[Any] = []  # librdkafka's KafkaError per refused delivery
 
             def delivered(error: Any, message: Any) -> None:
@@ -118,8 +124,8 @@ class KafkaStatusStore(StatusWrites):
                 )
                 remaining = self._producer.flush(timeout_s)
             except PRODUCE_ERRORS as exc:  # SystemError among them: see `_failed`
-                self._producer = None  # a fresh one next time: a fatal error leaves it unusable
-                raise self._failed(key, exc) from exc
+                producer, self._producer = self._producer, None  # a fatal error leaves it unusable
+                raise self._failed(key, exc, producer) from exc
             if remaining or errors:
                 denied = missing_acl(errors[0], "Write", self.topic, self.kafka) if errors else None
                 if denied is not None:
@@ -129,15 +135,28 @@ class KafkaStatusStore(StatusWrites):
                     f"Writing {key} to status topic {self.topic!r} failed: {reason}"
                 )
 
-    def _failed(self, key: str, exc: BaseException) -> EosConnectError:
+    def _client_error(self, error: Any) -> None:
+        """The producer's `error_cb`: keep the fatal error a later `_FATAL` stands for (others
+        are transient; librdkafka retries them)."""
+        if error.fatal():
+            self._fatal_error = error
+        else:
+            log.debug("status topic producer: %s", error)
+
+    def _failed(self, key: str, exc: BaseException, producer: Any = None) -> EosConnectError:
         """The error to raise when producing or flushing `key` raised `exc`.
 
         An idempotent producer needs a producer id first; with Write on no topic at all (and no
         IdempotentWrite on the cluster) the broker refuses it (KIP-679) and librdkafka reports a
         fatal CLUSTER_AUTHORIZATION_FAILED, raised from `flush`, where confluent-kafka turns it
         into the cause of a SystemError when a delivery callback runs at the same time. That
-        refusal, like a refused topic, names Write on the status topic, the README table's row."""
+        refusal, like a refused topic, names Write on the status topic, the README table's row.
+        When that fatal error came before `produce`, the call raises only `_FATAL`; the error
+        itself reaches the producer's error callback, served here."""
         error = kafka_error_in(exc)
+        if is_fatal_placeholder(error) and producer is not None:
+            producer.poll(0)  # serves `error_cb` with the fatal error behind `_FATAL`
+            error = self._fatal_error or error
         name = error.name() if error is not None else None
         if name == "CLUSTER_AUTHORIZATION_FAILED":
             return KafkaAuthorizationError(
