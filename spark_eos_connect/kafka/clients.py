@@ -31,10 +31,6 @@ from spark_eos_connect.kafka.errors import (
     missing_acl,
     needs_new_metadata,
 )
-
-# The error mapper's names that modules outside `kafka/` import from here.
-from spark_eos_connect.kafka.errors import describe_client as describe_client
-from spark_eos_connect.kafka.errors import kafka_error_of as kafka_error_of
 from spark_eos_connect.kafka.retry import KafkaTimeoutError, call_with_retries
 
 KAFKA_OPTION_PREFIX = "kafka."

@@ -15,7 +15,8 @@ from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaExcep
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from spark_eos_connect.api.sink import TopicPartition
-from spark_eos_connect.kafka.clients import KafkaAuthorizationError, admin_client, missing_acl
+from spark_eos_connect.kafka.clients import admin_client
+from spark_eos_connect.kafka.errors import KafkaAuthorizationError, missing_acl
 from spark_eos_connect.kafka.group_errors import (
     ConsumerGroupError,
     ConsumerGroupRefusedError,

@@ -21,12 +21,8 @@ from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.kafka.clients import (
-    BROKER_DEFAULT,
-    ensure_topic,
-    kafka_error_of,
-    partition_count,
-)
+from spark_eos_connect.kafka.clients import BROKER_DEFAULT, ensure_topic, partition_count
+from spark_eos_connect.kafka.errors import kafka_error_of
 from spark_eos_connect.kafka.retry import call_with_retries
 
 log = logging.getLogger(__name__)

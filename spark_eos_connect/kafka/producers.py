@@ -14,8 +14,8 @@ from typing import Any, Protocol
 from confluent_kafka import KafkaError, KafkaException, Producer
 
 from spark_eos_connect.errors import EosConnectError
-from spark_eos_connect.kafka.clients import connected, missing_acl
-from spark_eos_connect.kafka.errors import kafka_error_of
+from spark_eos_connect.kafka.clients import connected
+from spark_eos_connect.kafka.errors import kafka_error_of, missing_acl
 
 PRODUCER_DEFAULTS: dict[str, Any] = {
     "linger.ms": 20,

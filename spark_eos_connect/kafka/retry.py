@@ -22,7 +22,6 @@ from confluent_kafka import KafkaError, KafkaException
 
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.errors import is_retriable, kafka_error_of
-from spark_eos_connect.kafka.errors import needs_new_metadata as needs_new_metadata
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from spark_eos_connect.errors import EosConnectError, SetupError
-from spark_eos_connect.kafka.clients import KafkaTimeoutError, describe_client
+from spark_eos_connect.kafka.clients import KafkaTimeoutError
+from spark_eos_connect.kafka.errors import describe_client
 
 SECURITY_MODES = ("none", "sasl", "sasl_ssl")
 SUPER_USER = "admin"

@@ -46,7 +46,7 @@ from spark_eos_connect.api.source import (
     TransactionContext,
 )
 from spark_eos_connect.errors import EosConnectError
-from spark_eos_connect.kafka.clients import missing_acl
+from spark_eos_connect.kafka.errors import missing_acl
 from spark_eos_connect.kafka.producers import (
     PRODUCER_ERRORS,
     ProducerClientError,

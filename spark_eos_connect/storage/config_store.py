@@ -14,11 +14,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from spark_eos_connect.kafka.clients import (
-    KafkaTimeoutError,
-    TopicTail,
-    missing_acl,
-)
+from spark_eos_connect.kafka.clients import KafkaTimeoutError, TopicTail
+from spark_eos_connect.kafka.errors import missing_acl
 from spark_eos_connect.kafka.internal_topics import InternalTopic, ensure_internal_topic
 from spark_eos_connect.kafka.producers import is_fenced, produce, transactional_producer
 from spark_eos_connect.ports import ConfigReadTimeoutError, ConfigStoreError, LeaderFencedError

@@ -15,15 +15,19 @@ from typing import Any
 
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.clients import (
-    KafkaAuthorizationError,
     KafkaTimeoutError,
     admin_client,
-    describe_client,
-    missing_acl,
     partition_count,
     read_to_end,
 )
-from spark_eos_connect.kafka.errors import PRODUCE_ERRORS, is_fatal_placeholder, kafka_error_in
+from spark_eos_connect.kafka.errors import (
+    PRODUCE_ERRORS,
+    KafkaAuthorizationError,
+    describe_client,
+    is_fatal_placeholder,
+    kafka_error_in,
+    missing_acl,
+)
 from spark_eos_connect.kafka.internal_topics import InternalTopic, ensure_internal_topic
 from spark_eos_connect.kafka.producers import idempotent_producer, produce
 from spark_eos_connect.protocol.murmur2 import default_partition

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from confluent_kafka import KafkaError, KafkaException
 
-from spark_eos_connect.kafka import clients, retry
 from spark_eos_connect.kafka.errors import (
     KafkaAuthorizationError,
     KafkaClientError,
@@ -120,10 +119,3 @@ def test_predicates_on_codes() -> None:
     assert not is_topic_exists(KafkaException(KafkaError(KafkaError.TOPIC_AUTHORIZATION_FAILED)))
     assert is_topic_denied(KafkaException(KafkaError(KafkaError.TOPIC_AUTHORIZATION_FAILED)))
     assert not is_topic_denied(RuntimeError("no"))
-
-
-def test_the_older_import_paths_still_resolve() -> None:
-    assert retry.kafka_error_of is kafka_error_of and retry.is_retriable is is_retriable
-    assert retry.needs_new_metadata is needs_new_metadata
-    assert clients.kafka_error_of is kafka_error_of and clients.missing_acl is missing_acl
-    assert clients.is_unused_group_error is is_unused_group_error

@@ -11,7 +11,8 @@ from confluent_kafka import IsolationLevel, KafkaException, TopicPartition
 from confluent_kafka.admin import OffsetSpec
 
 from spark_eos_connect.kafka.clients import listed_offsets
-from spark_eos_connect.kafka.retry import call_with_retries, is_retriable, needs_new_metadata
+from spark_eos_connect.kafka.errors import is_retriable, needs_new_metadata
+from spark_eos_connect.kafka.retry import call_with_retries
 
 
 class _Answer:
