@@ -25,8 +25,11 @@ from .test_jobs_on_cluster import (
 pytestmark = CLUSTER_MARKS
 
 PER_TASK = 900
-RATE = ("--option", "rate=150", "--max-records-per-trigger", "200")
-"""150 records/s per task, 100 per task per batch: each batch polls for most of a second."""
+RATE = ("--option", "rate=150", "--max-records-per-trigger", "400")
+"""150 records/s per task, 200 per task per batch: each batch polls for over a second, so an
+executor the REST API reports busy is still inside its task when the kill lands (with 100 per
+batch, two thirds of a second, a fresh-clone run once saw the second kill land after the task
+ended)."""
 
 
 def busy_executor(job: Submitted) -> tuple[str, int] | None:
