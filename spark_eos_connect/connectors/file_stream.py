@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Iterable, Sized
 from itertools import accumulate, repeat
-from operator import add
+from operator import add, attrgetter
 from typing import IO, Any, Final
 
 from spark_eos_connect.api.config import (
@@ -354,7 +354,11 @@ class FileStreamSinkConnector(SinkConnector):
         return True
 
 
+_VALUE = attrgetter("value")
+
+
 def _render(value: Any) -> str:
+    """A record value as one line of text (without its newline)."""
     if value is None:
         return "null"
     if isinstance(value, bytes | bytearray | memoryview):
@@ -385,9 +389,16 @@ class FileStreamSinkTask(SinkTask):
         return self._out
 
     def put(self, records: list[SinkRecord]) -> None:
-        """Append one line per record."""
-        if records:
-            self._stream().write("".join(_render(r.value) + "\n" for r in records))
+        """Append one line per record. Text values (StringConverter's) are joined as they are;
+        when a value is not text (null, bytes, a number, a struct) each is rendered."""
+        if not records:
+            return
+        values = list(map(_VALUE, records))
+        try:
+            text = "\n".join(values)
+        except TypeError:
+            text = "\n".join(map(_render, values))
+        self._stream().write(text + "\n")
 
     def flush(self, current_offsets: dict[TopicPartition, int]) -> None:
         """Flush and fsync so that everything put so far survives a crash."""

@@ -360,6 +360,15 @@ def sink_task(path: Path | None) -> FileStreamSinkTask:
     return task
 
 
+def test_sink_writes_text_values_and_mixed_values_alike(tmp_path: Path) -> None:
+    path = tmp_path / "out.txt"
+    task = sink_task(path)
+    task.put([SinkRecord("t", 0, 0, None, "a"), SinkRecord("t", 0, 1, None, "")])
+    task.put([SinkRecord("t", 0, 2, None, "b"), SinkRecord("t", 0, 3, None, b"c")])
+    task.stop()
+    assert path.read_text(encoding="utf-8") == "a\n\nb\nc\n"
+
+
 def test_sink_appends_one_line_per_record(tmp_path: Path) -> None:
     path = tmp_path / "out.txt"
     path.write_text("existing\n")
