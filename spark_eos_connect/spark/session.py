@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -333,12 +332,17 @@ def quiet_running_jvm() -> None:
 
 
 def use_this_interpreter_for_workers(plan: SessionPlan | None = None) -> None:
-    """Make Spark's Python workers run this interpreter, which has the project's packages: always
-    for a local master, and on a cluster unless `$PYSPARK_PYTHON` names one."""
+    """Make Spark's Python processes run this interpreter, which has the project's packages,
+    through `eosconnect-spark-python` (`spark.worker_python`: pyspark imported from the package,
+    not its zip copy): always for a local master, and on a cluster unless `$PYSPARK_PYTHON`
+    names one. The driver side's Python processes (the lookup of Python data sources) run
+    `$PYSPARK_DRIVER_PYTHON`, set the same way unless given."""
+    from spark_eos_connect.spark.worker_python import worker_python
+
     if plan is None or plan.local or not os.environ.get("PYSPARK_PYTHON"):
-        os.environ["PYSPARK_PYTHON"] = sys.executable
+        os.environ["PYSPARK_PYTHON"] = worker_python()
     if plan is None or not plan.submitted:
-        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", worker_python())
 
 
 def build_session(
