@@ -20,7 +20,13 @@ $(EOSCONNECT_JARS_DIR)/.fetched: $(VENV)/.installed $(wildcard spark_eos_connect
 	$(PY) -m spark_eos_connect.jvm.jars
 	touch $@
 
-setup: $(VENV)/.installed $(EOSCONNECT_JARS_DIR)/.fetched ## venv, Python packages, Kafka and Delta jars (idempotent)
+# The driver JVM's class data sharing archive (spark/class_archive.py): retrained when the
+# venv or the jars change; the module itself skips the training when its archive exists.
+$(EOSCONNECT_JARS_DIR)/.class-archive: $(VENV)/.installed $(EOSCONNECT_JARS_DIR)/.fetched
+	$(PY) -m spark_eos_connect.spark.class_archive_training
+	touch $@
+
+setup: $(VENV)/.installed $(EOSCONNECT_JARS_DIR)/.fetched $(EOSCONNECT_JARS_DIR)/.class-archive ## venv, Python packages, Kafka and Delta jars, the driver's class archive (idempotent)
 
 jars: $(EOSCONNECT_JARS_DIR)/.fetched ## fetch the Kafka broker, Kafka Connect and Delta jars from Maven Central
 

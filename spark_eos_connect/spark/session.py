@@ -11,6 +11,9 @@ Which master, first match wins (`plan_session`, pure):
 
 Tuning for one machine (no UI, `cores` shuffle partitions) applies to a local master only.
 
+A driver JVM this process starts maps the class archive `make setup` trains
+(`spark.class_archive`: about half of a bare session's start).
+
 Jobs quiet Spark's own logging from the start (`jvm/log4j2-spark.properties`: errors, plus
 the warnings about lost tasks); `--verbose`, or a log4j configuration file given in
 `spark.driver.extraJavaOptions` (spark-submit `--driver-java-options`), keeps Spark's logs.
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.spark import class_archive
 
 DELTA_SESSION_CONF: dict[str, str] = {
     "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
@@ -38,6 +42,7 @@ MASTER_ENV = "SPARK_MASTER"
 LOCAL_DEFAULT = "local default"
 DELTA_JAR_PREFIX = "delta-spark_"
 LOG4J_CONFIG_FLAG = "-Dlog4j2.configurationFile"
+DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 QUIET_LOG4J_FILE = "log4j2-spark.properties"
 """In `spark_eos_connect.jvm`: the logging of a quiet job (errors, lost tasks)."""
 
@@ -188,9 +193,11 @@ def plan_session(
     the master of a running SparkContext; `delta_jars`: local paths of Delta's jars (and of
     Spark's Kafka source, which travel with them), called only when they must be added;
     `delta=False`: a session that needs neither (a source job): the plan does not add them,
-    and Delta is on only when `spark.jars` already holds it. Spark's own defaults still apply:
-    the `spark-defaults.conf` that `make setup` writes into pyspark's `conf/` puts Delta (jars,
-    extension, catalog) on every session it starts, this one included.
+    and Delta is on only when `spark.jars` already holds it. A session this process starts
+    does not read pyspark's `conf/` (where `make setup` writes a `spark-defaults.conf` with
+    Delta for spark-submit and notebooks): it starts with the project's empty configuration
+    folder and its driver maps the class archive (`spark.class_archive`), unless
+    `$SPARK_CONF_DIR` names a folder.
     """
     extra = dict(extra or {})
     conf_master = extra.pop("spark.master", None)
@@ -299,7 +306,7 @@ def wants_quiet_logs(plan: SessionPlan, verbose: bool, submitted: Mapping[str, s
     if verbose or plan.reuse or "spark.log.level" in {**submitted, **plan.conf}:
         return False
     java_options = plan.conf.get(
-        "spark.driver.extraJavaOptions", submitted.get("spark.driver.extraJavaOptions", "")
+        DRIVER_JAVA_OPTIONS, submitted.get(DRIVER_JAVA_OPTIONS, "")
     )
     return LOG4J_CONFIG_FLAG not in java_options
 
@@ -311,12 +318,16 @@ def quiet_log_config() -> Path:
     return Path(str(resources.files("spark_eos_connect.jvm").joinpath(QUIET_LOG4J_FILE)))
 
 
+def with_java_options(conf: Mapping[str, str], options: str) -> dict[str, str]:
+    """`conf` with `options` added to the driver JVM's options (for a JVM this process
+    starts)."""
+    given = conf.get(DRIVER_JAVA_OPTIONS, "")
+    return {**conf, DRIVER_JAVA_OPTIONS: f"{given} {options}".strip()}
+
+
 def with_quiet_logging(conf: Mapping[str, str]) -> dict[str, str]:
-    """`conf` with the quiet log4j2 file added to the driver JVM's options (for a JVM this
-    process starts)."""
-    options = conf.get("spark.driver.extraJavaOptions", "")
-    flag = f"{LOG4J_CONFIG_FLAG}={quiet_log_config().as_uri()}"
-    return {**conf, "spark.driver.extraJavaOptions": f"{options} {flag}".strip()}
+    """`conf` with the quiet log4j2 file added to the driver JVM's options."""
+    return with_java_options(conf, f"{LOG4J_CONFIG_FLAG}={quiet_log_config().as_uri()}")
 
 
 def quiet_running_jvm() -> None:
@@ -367,6 +378,8 @@ def build_session(
     else:
         use_this_interpreter_for_workers(plan)
         conf = plan.conf
+        if not plan.submitted:
+            conf = with_java_options(conf, class_archive.launch_options())
         if quiet and plan.submitted:
             conf = {**conf, "spark.log.level": "ERROR"}
         elif quiet:
