@@ -18,10 +18,11 @@ with an empty configuration folder of the project's, unless `$SPARK_CONF_DIR` na
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from spark_eos_connect.jvm.jars import cache_root
@@ -74,14 +75,29 @@ def java_options(archive: Path) -> str:
     return f"-XX:SharedArchiveFile={archive} {QUIET_CDS_LOGGING}"
 
 
-def launch_options(env: MutableMapping[str, str] | None = None, root: Path | None = None) -> str:
-    """Prepare this process to start a driver JVM: the project's empty configuration folder
-    unless `$SPARK_CONF_DIR` is set; returns the JVM options that use the archive ('' when
+def launch_options(env: Mapping[str, str], root: Path | None = None) -> tuple[str | None, str]:
+    """For a driver JVM started from `env`: the configuration folder to start it with (None:
+    `$SPARK_CONF_DIR` is set, keep it) and the JVM options that map the archive ('' when
     there is none, or the configuration folder is someone else's)."""
-    env = os.environ if env is None else env
-    ours = empty_conf_dir(root)
-    env.setdefault(CONF_DIR_ENV, str(ours))
-    if Path(env[CONF_DIR_ENV]) != ours:
-        return ""
+    if env.get(CONF_DIR_ENV):
+        return None, ""
     archive = archive_file(env, root)
-    return java_options(archive) if archive.is_file() else ""
+    options = java_options(archive) if archive.is_file() else ""
+    return str(empty_conf_dir(root)), options
+
+
+@contextlib.contextmanager
+def driver_launch(root: Path | None = None) -> Iterator[str]:
+    """Around the start of a driver JVM by this process: `$SPARK_CONF_DIR` is the project's
+    empty folder while it starts (unless set), and the JVM options to give it are yielded.
+    The variable is put back afterwards, so that a spark-submit this process runs later
+    still reads pyspark's `spark-defaults.conf`."""
+    conf_dir, options = launch_options(os.environ, root)
+    if conf_dir is None:
+        yield options
+        return
+    os.environ[CONF_DIR_ENV] = conf_dir
+    try:
+        yield options
+    finally:
+        os.environ.pop(CONF_DIR_ENV, None)

@@ -305,9 +305,7 @@ def wants_quiet_logs(plan: SessionPlan, verbose: bool, submitted: Mapping[str, s
     `spark.log.level`."""
     if verbose or plan.reuse or "spark.log.level" in {**submitted, **plan.conf}:
         return False
-    java_options = plan.conf.get(
-        DRIVER_JAVA_OPTIONS, submitted.get(DRIVER_JAVA_OPTIONS, "")
-    )
+    java_options = plan.conf.get(DRIVER_JAVA_OPTIONS, submitted.get(DRIVER_JAVA_OPTIONS, ""))
     return LOG4J_CONFIG_FLAG not in java_options
 
 
@@ -378,16 +376,17 @@ def build_session(
     else:
         use_this_interpreter_for_workers(plan)
         conf = plan.conf
-        if not plan.submitted:
-            conf = with_java_options(conf, class_archive.launch_options())
         if quiet and plan.submitted:
             conf = {**conf, "spark.log.level": "ERROR"}
         elif quiet:
             conf = with_quiet_logging(conf)
-        builder = SparkSession.builder
-        for key, value in conf.items():
-            builder = builder.config(key, value)
-        spark = builder.getOrCreate()
+        with class_archive.driver_launch() as archive_options:
+            if not plan.submitted:
+                conf = with_java_options(conf, archive_options)
+            builder = SparkSession.builder
+            for key, value in conf.items():
+                builder = builder.config(key, value)
+            spark = builder.getOrCreate()
         if quiet and plan.submitted:
             quiet_running_jvm()
         elif not quiet:
