@@ -73,7 +73,6 @@ records/s with the defaults, 1,600,000 with a 10 ms backoff)."""
 
 _HEADERS_TYPE = KAFKA_ROW_SCHEMA.field("headers").type
 _TIMESTAMP_TYPE = KAFKA_ROW_SCHEMA.field("timestamp").type
-_NO_TIMESTAMP = pa.scalar(None, pa.int64())
 _MILLIS = operator.itemgetter(1)
 
 
@@ -92,7 +91,8 @@ def _timestamps(millis: list[int]) -> pa.Array:
     """Kafka's epoch milliseconds as timestamps; librdkafka's -1 (no timestamp) is null (Kafka
     accepts no other negative timestamp)."""
     ms = pa.array(millis, pa.int64())
-    return pc.if_else(pc.less(ms, 0), _NO_TIMESTAMP, pc.multiply(ms, 1000)).cast(_TIMESTAMP_TYPE)
+    none = pa.scalar(None, pa.int64())  # not at import: pyarrow then imports pandas
+    return pc.if_else(pc.less(ms, 0), none, pc.multiply(ms, 1000)).cast(_TIMESTAMP_TYPE)
 
 
 def _headers(messages: list[Message]) -> pa.Array:
