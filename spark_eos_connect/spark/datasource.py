@@ -7,6 +7,10 @@ otherwise the rows of a source connector are written to Kafka exactly once.
 A source connector's whole config is checked when the stream is defined (`load()` asks for the
 schema): every problem is raised at once, before anything is written
 (`runtime.source_validation`), and options nothing reads are logged as warnings.
+
+Each of Spark's Python processes (the data source's planning, reading, writing and committing
+ones) imports this module; the readers and writers are imported only where they are used, so
+that a source job's processes do not load the Kafka reader's modules, and the other way round.
 """
 
 from __future__ import annotations
@@ -19,8 +23,6 @@ from pyspark.sql.datasource import DataSource, DataSourceStreamReader, DataSourc
 from pyspark.sql.types import StructType
 
 from spark_eos_connect.errors import EosConnectError
-from spark_eos_connect.sink.kafka_input import KAFKA_ROW_DDL, is_kafka_read
-from spark_eos_connect.source.records import COMMITTED_ROW_DDL
 from spark_eos_connect.spark.worker_gc import settle_heap
 from spark_eos_connect.version import DATA_SOURCE_NAME
 
@@ -47,6 +49,8 @@ def _kind_or_none(options: Mapping[str, Any]) -> str | None:
 
 def reads_kafka(options: Mapping[str, Any]) -> bool:
     """Whether reader options ask for Kafka topics rather than a source connector."""
+    from spark_eos_connect.sink.kafka_input import is_kafka_read
+
     return is_kafka_read(options) and connector_kind(options) != "source"
 
 
@@ -61,7 +65,11 @@ class EosConnectDataSource(DataSource):
         """Kafka records (`topics` given) or a source connector's committed records; a source
         connector's options are validated here, so that `load()` refuses a bad config."""
         if reads_kafka(self.options):
+            from spark_eos_connect.sink.kafka_input import KAFKA_ROW_DDL
+
             return KAFKA_ROW_DDL
+        from spark_eos_connect.source.records import COMMITTED_ROW_DDL
+
         if _kind_or_none(self.options) not in (None, "sink"):
             from spark_eos_connect.source.validation import validate_source_options
 

@@ -2,27 +2,30 @@
 
 Driver side: `EosConnectSourceStreamReader` (one per query) plans each micro-batch from the
 offsets committed in Kafka. Executor side: `read()` runs one micro-batch of one source task on
-that task's host (`runtime.task_host`): the task polls, produces and commits there, and the rows
-Spark gets are the records that were committed.
+that task's host (`source.host`): the task polls, produces and commits there, and the rows
+Spark gets are the records that were committed. The coordinator and the host's client are
+imported by the processes that use them only (Spark starts several in a row before a query's
+first record).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from spark_eos_connect.protocol.config_records import TargetState
 from spark_eos_connect.source.config import parse_source_pipeline
-from spark_eos_connect.source.coordinator import SourceCoordinator
-from spark_eos_connect.source.host import run_on_host
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.spark.drain import draining
 from spark_eos_connect.spark.task_context import current_attempt, current_batch_id
 from spark_eos_connect.spark.worker_gc import settle_heap
+
+if TYPE_CHECKING:
+    from spark_eos_connect.source.coordinator import SourceCoordinator
 
 
 @dataclass
@@ -42,6 +45,8 @@ class EosConnectSourceStreamReader(DataSourceStreamReader):
 
     def _coordinator(self) -> SourceCoordinator:
         if self.coordinator is None:
+            from spark_eos_connect.source.coordinator import SourceCoordinator
+
             self.coordinator = SourceCoordinator.open(self.config)
         return self.coordinator
 
@@ -64,6 +69,8 @@ class EosConnectSourceStreamReader(DataSourceStreamReader):
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         """Executor: one micro-batch of the task; rows of the records it committed."""
+        from spark_eos_connect.source.host import run_on_host
+
         settle_heap()
         assert isinstance(partition, SourceTaskPartition)
         plan = partition.plan
