@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import threading
 from abc import abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
+from operator import attrgetter
+from typing import Any, NamedTuple, overload
 
 from spark_eos_connect.api.connector import Connector, Task
 from spark_eos_connect.api.data import Schema
@@ -20,6 +21,7 @@ from spark_eos_connect.errors import EosConnectError
 __all__ = [
     "SinkConnector",
     "SinkRecord",
+    "SinkRecords",
     "SinkTask",
     "SinkTaskContext",
     "TopicPartition",
@@ -55,6 +57,86 @@ class SinkRecord:
     def topic_partition(self) -> TopicPartition:
         """The record's `TopicPartition`."""
         return TopicPartition(self.topic, self.kafka_partition)
+
+
+RECORD_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(SinkRecord))
+"""The fields of a `SinkRecord`, in order: the columns of `SinkRecords`."""
+
+
+class SinkRecords(Sequence[SinkRecord]):
+    """The records of one `put`, kept as columns: one list per `SinkRecord` field.
+
+    The `SinkRecord`s are made, all at once, only when the task first looks at the records one
+    by one (iteration, indexing); they are kept, so the task sees the same objects, and what it
+    changed in them, each time. A task that needs only some fields of every record reads them a
+    column at a time (`record_field`) and no record is made.
+    """
+
+    __slots__ = ("_columns", "_records")
+
+    def __init__(self, columns: Sequence[list[Any]]) -> None:
+        """`columns` in `RECORD_FIELDS` order, all of one length."""
+        if len(columns) != len(RECORD_FIELDS):
+            raise ValueError(f"SinkRecords needs {len(RECORD_FIELDS)} columns, got {len(columns)}")
+        self._columns: Sequence[list[Any]] | None = columns
+        self._records: list[SinkRecord] | None = None
+
+    @classmethod
+    def of(cls, records: list[SinkRecord]) -> SinkRecords:
+        """Records already made (e.g. by the transforms)."""
+        made = cls.__new__(cls)
+        made._columns, made._records = None, records
+        return made
+
+    def records(self) -> list[SinkRecord]:
+        """The records as `SinkRecord`s (made on the first call)."""
+        if self._records is None:
+            assert self._columns is not None
+            self._records = list(map(SinkRecord, *self._columns))
+            self._columns = None
+        return self._records
+
+    def field(self, name: str) -> list[Any]:
+        """The field `name` (one of `RECORD_FIELDS`) of every record: the column as given, or,
+        once the records are made, read from them."""
+        if self._columns is not None:
+            return self._columns[RECORD_FIELDS.index(name)]
+        return list(map(attrgetter(name), self.records()))
+
+    def __len__(self) -> int:
+        if self._columns is not None:
+            return len(self._columns[0])
+        return len(self.records())
+
+    @overload
+    def __getitem__(self, index: int) -> SinkRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[SinkRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> SinkRecord | list[SinkRecord]:
+        return self.records()[index]
+
+    def __iter__(self) -> Iterator[SinkRecord]:
+        return iter(self.records())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SinkRecords):
+            return self.records() == other.records()
+        return isinstance(other, list) and self.records() == other
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a list
+
+    def __repr__(self) -> str:
+        return f"SinkRecords({self.records()!r})"
+
+
+def record_field(records: Sequence[SinkRecord], name: str) -> list[Any]:
+    """The field `name` of every record, a column at a time for `SinkRecords` (no record made),
+    else read from each record."""
+    if isinstance(records, SinkRecords):
+        return records.field(name)
+    return list(map(attrgetter(name), records))
 
 
 class SinkTaskContext:
@@ -143,8 +225,10 @@ class SinkTask(Task):
         """Partitions newly assigned to the task (before records from them arrive)."""
 
     @abstractmethod
-    def put(self, records: list[SinkRecord]) -> None:
-        """Write (or buffer) records; raise to fail the task."""
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        """Write (or buffer) records; raise to fail the task. The runtime passes `SinkRecords`:
+        a read-only sequence whose fields can also be read a column at a time
+        (`record_field`)."""
 
     def flush(self, current_offsets: dict[TopicPartition, int]) -> None:
         """Make everything `put` so far durable; `current_offsets` are the next offsets to read."""

@@ -12,9 +12,9 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterable, Sized
+from collections.abc import Iterable, Sequence, Sized
 from itertools import accumulate, repeat
-from operator import add, attrgetter
+from operator import add
 from typing import IO, Any, Final
 
 from spark_eos_connect.api.config import (
@@ -25,7 +25,13 @@ from spark_eos_connect.api.config import (
     Range,
 )
 from spark_eos_connect.api.data import Schema
-from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask, TopicPartition
+from spark_eos_connect.api.sink import (
+    SinkConnector,
+    SinkRecord,
+    SinkTask,
+    TopicPartition,
+    record_field,
+)
 from spark_eos_connect.api.source import (
     ExactlyOnceSupport,
     SourceConnector,
@@ -354,9 +360,6 @@ class FileStreamSinkConnector(SinkConnector):
         return True
 
 
-_VALUE = attrgetter("value")
-
-
 def _render(value: Any) -> str:
     """A record value as one line of text (without its newline)."""
     if value is None:
@@ -388,12 +391,13 @@ class FileStreamSinkTask(SinkTask):
             raise EosConnectError("FileStreamSinkTask is not started")
         return self._out
 
-    def put(self, records: list[SinkRecord]) -> None:
-        """Append one line per record. Text values (StringConverter's) are joined as they are;
-        when a value is not text (null, bytes, a number, a struct) each is rendered."""
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        """Append one line per record. The values are read a column at a time
+        (`record_field`); text values (StringConverter's) are joined as they are, and when a
+        value is not text (null, bytes, a number, a struct) each is rendered."""
         if not records:
             return
-        values = list(map(_VALUE, records))
+        values = record_field(records, "value")
         try:
             text = "\n".join(values)
         except TypeError:

@@ -22,7 +22,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from spark_eos_connect.api.sink import SinkRecord, SinkTask, SinkTaskContext
+from spark_eos_connect.api.sink import SinkRecord, SinkRecords, SinkTask, SinkTaskContext
 from spark_eos_connect.api.sink import TopicPartition as SinkTopicPartition
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.plugins.loader import load_class
@@ -85,10 +85,10 @@ class _SinkTaskRun:
         self.current: dict[TP, int] = {}
         self.put_count = 0
 
-    def _records(self, rows: RecordChunk) -> tuple[list[SinkRecord], list[int]]:
+    def _records(self, rows: RecordChunk) -> tuple[SinkRecords, list[int]]:
         """The chunk's records for `put` and the row of each: keys, values and headers
         converted a column at a time, then the transforms; failures are reported in row
-        order."""
+        order. Without transforms the records stay columns (`SinkRecords`)."""
         failed: dict[int, FailedRecord] = {}
         converters = self.converters
         key_schemas, keys = convert_column(
@@ -120,11 +120,11 @@ class _SinkTaskRun:
             keep = [row not in failed for row in kept]
             columns = [list(itertools.compress(column, keep)) for column in columns]
             kept = list(itertools.compress(kept, keep))
-        return list(map(SinkRecord, *columns)), kept
+        return SinkRecords(columns), kept
 
     def _transformed(
         self, rows: RecordChunk, columns: tuple[list[Any], ...], failed: dict[int, FailedRecord]
-    ) -> tuple[list[SinkRecord], list[int]]:
+    ) -> tuple[SinkRecords, list[int]]:
         """The records after the transforms (those converted), with their rows."""
         from spark_eos_connect.transforms import ConnectRecord, Header
 
@@ -149,7 +149,7 @@ class _SinkTaskRun:
             if transformed is not None:
                 records.append(transformed)
                 kept.append(row)
-        return records, kept
+        return SinkRecords.of(records), kept
 
     def _transform(self, rows: RecordChunk, row: int, record: Any) -> SinkRecord | None:
         """The record after the chain (None: filtered, or a tolerated failure), as Connect's
@@ -233,7 +233,7 @@ class _SinkTaskRun:
         ]
         return rows if len(wanted) == len(rows) else rows.select(wanted)
 
-    def _put(self, records: list[SinkRecord], kept: list[int], rows: RecordChunk) -> None:
+    def _put(self, records: SinkRecords, kept: list[int], rows: RecordChunk) -> None:
         if not records:
             return
         try:

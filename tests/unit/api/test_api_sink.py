@@ -12,6 +12,7 @@ from spark_eos_connect.api import (
     SinkTaskContext,
     TopicPartition,
 )
+from spark_eos_connect.api.sink import SinkRecords, record_field
 from spark_eos_connect.errors import EosConnectError
 
 
@@ -111,3 +112,34 @@ def test_sink_connector_alter_offsets_defaults_to_false() -> None:
 
     assert Connector().alter_offsets({}, {TopicPartition("t", 0): None}) is False
     assert Connector().validate({}) == []
+
+
+def _columns() -> list[list[object]]:
+    """Two records' columns, in `RECORD_FIELDS` order."""
+    fields = [["t", "t"], [0, 1], [5, 9], [None, b"k"], ["a", "b"], [1, 2], [(), ()]]
+    return [*fields, [None, None], [None, None]]
+
+
+def test_sink_records_read_a_column_without_making_records() -> None:
+    records = SinkRecords(_columns())
+    assert len(records) == 2
+    assert record_field(records, "value") == ["a", "b"]
+    assert records._records is None  # nothing made yet
+
+
+def test_sink_records_are_made_once_and_keep_changes() -> None:
+    records = SinkRecords(_columns())
+    first = records[0]
+    assert first == SinkRecord("t", 0, 5, None, "a", 1)
+    assert records[0] is first and next(iter(records)) is first
+    first.value = "changed"
+    assert record_field(records, "value") == ["changed", "b"]
+    assert records == [first, SinkRecord("t", 1, 9, b"k", "b", 2)]
+
+
+def test_sink_records_of_made_records_and_record_field_of_a_list() -> None:
+    made = [SinkRecord("t", 0, 0, None, "x")]
+    assert SinkRecords.of(made) == made
+    assert record_field(made, "kafka_offset") == [0]
+    with pytest.raises(ValueError):
+        SinkRecords([["t"]])
