@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from confluent_kafka import Consumer, KafkaError, Message
@@ -87,6 +88,23 @@ def _constant(value: Any, type_: pa.DataType, rows: int) -> pa.Array:
     return pa.DictionaryArray.from_arrays(indices, pa.array([value], type_)).dictionary_decode()
 
 
+def _offsets(messages: list[Message]) -> pa.Array:
+    """The offsets of one partition's messages (increasing): a range when they leave no gap,
+    as they do outside transactions (no Python object per record), else read one by one."""
+    first, last = _offset(messages[0]), _offset(messages[-1])
+    if last - first == len(messages) - 1:
+        return pa.array(np.arange(first, last + 1, dtype=np.int64))
+    return pa.array(list(map(Message.offset, messages)), pa.int64())
+
+
+def _keys(messages: list[Message]) -> pa.Array:
+    """The keys column (nulls without a Python list when no record has a key)."""
+    keys = list(map(Message.key, messages))
+    if keys.count(None) == len(keys):
+        return pa.nulls(len(keys), pa.binary())
+    return pa.array(keys, pa.binary())
+
+
 def _timestamps(millis: list[int]) -> pa.Array:
     """Kafka's epoch milliseconds as timestamps; librdkafka's -1 (no timestamp) is null (Kafka
     accepts no other negative timestamp)."""
@@ -111,9 +129,9 @@ def records_batch(topic: str, partition: int, messages: list[Message]) -> pa.Rec
     arrays = [
         _constant(topic, pa.string(), rows),
         _constant(partition, pa.int32(), rows),
-        pa.array(list(map(Message.offset, messages)), pa.int64()),
+        _offsets(messages),
         _timestamps(list(map(_MILLIS, map(Message.timestamp, messages)))),
-        pa.array(list(map(Message.key, messages)), pa.binary()),
+        _keys(messages),
         pa.array(list(map(Message.value, messages)), pa.binary()),
         _headers(messages),
     ]

@@ -1,0 +1,42 @@
+"""The Kafka reader's Arrow batches (`range_reader.records_batch`), from messages made here."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from confluent_kafka import Message
+
+from spark_eos_connect.kafka.range_reader import KAFKA_ROW_SCHEMA, records_batch
+
+
+def message(offset: int, key: bytes | None = None, millis: int = 1000) -> Message:
+    return Message(
+        topic="t",
+        partition=1,
+        offset=offset,
+        key=key,
+        value=b"v%d" % offset,
+        timestamp=(1, millis),
+        headers=None,
+    )
+
+
+def test_offsets_without_gaps_and_keys_all_null() -> None:
+    batch = records_batch("t", 1, [message(5), message(6), message(7, millis=-1)])
+
+    assert batch.schema == KAFKA_ROW_SCHEMA
+    rows = batch.to_pylist()
+    assert [r["offset"] for r in rows] == [5, 6, 7]
+    assert [r["key"] for r in rows] == [None, None, None]
+    assert [r["value"] for r in rows] == [b"v5", b"v6", b"v7"]
+    assert rows[0]["timestamp"] == dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=dt.UTC)
+    assert rows[2]["timestamp"] is None
+    assert {(r["topic"], r["partition"], r["headers"]) for r in rows} == {("t", 1, None)}
+
+
+def test_offsets_with_gaps_and_some_keys() -> None:
+    batch = records_batch("t", 1, [message(0, b"k"), message(3), message(4, b"")])
+
+    rows = batch.to_pylist()
+    assert [r["offset"] for r in rows] == [0, 3, 4]
+    assert [r["key"] for r in rows] == [b"k", None, b""]
