@@ -14,7 +14,7 @@ This module imports no Spark at import time (the registry and the REST API load 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from spark_eos_connect.api.config import ConfigDef
@@ -104,7 +104,7 @@ class DeltaSinkTask(SinkTask):
         parse_delta_config(props)
         self._props = dict(props)
 
-    def put(self, records: list[SinkRecord]) -> None:
+    def put(self, records: Sequence[SinkRecord]) -> None:
         """Not supported: records arrive as DataFrames through `write_batch`."""
         raise EosConnectError(FOREACH_BATCH_MESSAGE)
 
