@@ -138,10 +138,33 @@ def first_record(
     return seconds
 
 
+SINK_WARMUP_RECORDS = 300_000
+"""Records of the untimed run before each sink mode, on either side (`sink.SINK_WARMUP_RECORDS`
+is the same figure): the worker's consumer and file task run warm, as a long-running worker's
+do, and as the readers into `noop` are compared."""
+
+
+def warm_up_file_sink(worker: ConnectWorker, topic: str, tasks: int, name: str, out: Path) -> None:
+    """An untimed FileStreamSinkConnector run until `out` has the topic's first
+    `SINK_WARMUP_RECORDS` lines (or all of them), then deleted."""
+    with LineWatch(out, SINK_WARMUP_RECORDS) as watch:
+        worker.put_connector(name, file_sink_config(topic, out, tasks))
+        try:
+            watch.wait(RUN_TIMEOUT_S, lambda: worker.raise_if_failed(name))
+        finally:
+            _deleted(worker, name)
+
+
 def run_file_sink(
     worker: ConnectWorker, work: str, topic: str, records: int, tasks: int, name: str, out: Path
 ) -> ModeResult:
-    """FileStreamSinkConnector with `tasks` tasks, timed until `out` has every record's line."""
+    """FileStreamSinkConnector with `tasks` tasks, timed until `out` has every record's line,
+    after an untimed warm-up run of the same connector (`warm_up_file_sink`)."""
+    warmup = out.with_name(f"{out.stem}-warmup{out.suffix}")
+    try:
+        warm_up_file_sink(worker, topic, tasks, f"{name}-warmup", warmup)
+    finally:
+        warmup.unlink(missing_ok=True)
     with LineWatch(out, records) as watch:
         started = time.monotonic()
         worker.put_connector(name, file_sink_config(topic, out, tasks))
@@ -155,5 +178,5 @@ def run_file_sink(
         records,
         reached - started,
         (),
-        "from PUT /connectors/NAME/config until the file has every line",
+        "from PUT /connectors/NAME/config until the file has every line (after a warm-up run)",
     )

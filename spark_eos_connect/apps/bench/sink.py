@@ -3,7 +3,10 @@
 
 - **Kafka -> file**: the eosconnect reader into the eosconnect writer with FileStreamSink
   (`jobs/kafka_to_sink.py`'s query), `tasks.max` 1 and 2, timed from `start()` until the
-  file has every line, like Kafka Connect's FileStreamSinkConnector (`connect_peer`).
+  file has every line, like Kafka Connect's FileStreamSinkConnector (`connect_peer`); each
+  mode on either side after an untimed warm-up run of the same connector over the topic's
+  first `SINK_WARMUP_RECORDS` records (a cold JVM's first query spent 7-9 more CPU-seconds,
+  compiling and loading classes, than the next one).
 - **Kafka -> noop**: the eosconnect reader and Spark's built-in Kafka source into Spark's
   `noop` sink, `Trigger.AvailableNow`; a warm-up round each on a small topic, then rounds
   alternating between them, the median kept (`kafka_delta.alternating_rounds`).
@@ -11,6 +14,7 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable, Mapping
 from functools import partial
@@ -54,6 +58,30 @@ def sink_options(
     }
 
 
+SINK_WARMUP_RECORDS = 300_000
+"""Records of the untimed run before each sink mode (as `connect_peer.SINK_WARMUP_RECORDS`)."""
+
+
+def warm_up_sink(
+    spark: Any, config: BenchConfig, name: str, topic: str, bootstrap: str, tasks: int, out: Path
+) -> None:
+    """An untimed run of the sink query (its own connector name and checkpoint) until `out`
+    has the topic's first `SINK_WARMUP_RECORDS` lines, then stopped between two micro-batches."""
+    from spark_eos_connect.apps.jobs.kafka_to_sink import sink_query
+    from spark_eos_connect.spark.job_support import stop_between_batches
+
+    options = sink_options(config, name, topic, bootstrap, out, tasks)
+    options["maxRecordsPerTrigger"] = str(SINK_WARMUP_RECORDS)
+    checkpoint = out.with_name(f"{out.name}.checkpoint")
+    with LineWatch(out, SINK_WARMUP_RECORDS) as watch:
+        query = sink_query(spark, options, str(checkpoint), "0 seconds")
+        try:
+            watch.wait(QUERY_TIMEOUT_S, lambda: raise_if_stopped(query))
+        finally:
+            stop_between_batches(query)
+    shutil.rmtree(checkpoint, ignore_errors=True)
+
+
 def run_sink(
     spark: Any,
     config: BenchConfig,
@@ -66,9 +94,14 @@ def run_sink(
     out: Path,
 ) -> ModeResult:
     """FileStreamSink from `topic` into `out` until the file has every line (then until idle,
-    and stopped)."""
+    and stopped), after an untimed warm-up run (`warm_up_sink`)."""
     from spark_eos_connect.apps.jobs.kafka_to_sink import sink_query
 
+    warmup = out.with_name(f"{out.stem}-warmup{out.suffix}")
+    try:
+        warm_up_sink(spark, config, f"{name}-warmup", topic, bootstrap, tasks, warmup)
+    finally:
+        warmup.unlink(missing_ok=True)
     options = sink_options(config, name, topic, bootstrap, out, tasks)
     with LineWatch(out, config.sink_records) as watch:
         started = time.monotonic()
@@ -83,7 +116,8 @@ def run_sink(
         config.sink_records,
         reached - started,
         tuple(b for _, b in progress_batches(query.recentProgress)),
-        "from the query's start until the file has every line (Spark session already up)",
+        "from the query's start until the file has every line (Spark session already up; "
+        "after a warm-up run)",
     )
 
 
