@@ -354,6 +354,16 @@ def use_this_interpreter_for_workers(plan: SessionPlan | None = None) -> None:
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", worker_python())
 
 
+def _get_or_create(conf: Mapping[str, str]) -> Any:
+    """`SparkSession.builder` with `conf`, `getOrCreate()`."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
 def build_session(
     plan: SessionPlan,
     register: bool = True,
@@ -380,13 +390,11 @@ def build_session(
             conf = {**conf, "spark.log.level": "ERROR"}
         elif quiet:
             conf = with_quiet_logging(conf)
-        with class_archive.driver_launch() as archive_options:
-            if not plan.submitted:
-                conf = with_java_options(conf, archive_options)
-            builder = SparkSession.builder
-            for key, value in conf.items():
-                builder = builder.config(key, value)
-            spark = builder.getOrCreate()
+        if plan.submitted:  # spark-submit started the JVM: the session attaches to it
+            spark = _get_or_create(conf)
+        else:
+            with class_archive.driver_launch() as archive_options:
+                spark = _get_or_create(with_java_options(conf, archive_options))
         if quiet and plan.submitted:
             quiet_running_jvm()
         elif not quiet:
