@@ -90,8 +90,11 @@ def kafka_error_of(error: BaseException | KafkaError) -> KafkaError | None:
     return first if isinstance(first, KafkaError) else None
 
 
-def kafka_error_in(exc: BaseException) -> KafkaError | None:
-    """The `KafkaError` of `exc` or of the first exception in its cause/context chain."""
+def kafka_error_in(exc: BaseException | KafkaError) -> KafkaError | None:
+    """The `KafkaError` of `exc` (itself, when it is one) or of the first exception in its
+    cause/context chain."""
+    if not isinstance(exc, BaseException):
+        return kafka_error_of(exc)
     seen: BaseException | None = exc
     while seen is not None:
         error = kafka_error_of(seen)

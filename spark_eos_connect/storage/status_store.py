@@ -131,6 +131,9 @@ class KafkaStatusStore(StatusWrites):
                 producer, self._producer = self._producer, None  # a fatal error leaves it unusable
                 raise self._failed(key, exc, producer) from exc
             if remaining or errors:
+                if errors and errors[0].fatal():
+                    producer, self._producer = self._producer, None
+                    raise self._failed(key, errors[0], producer)
                 denied = missing_acl(errors[0], "Write", self.topic, self.kafka) if errors else None
                 if denied is not None:
                     raise denied
@@ -147,8 +150,9 @@ class KafkaStatusStore(StatusWrites):
         else:
             log.debug("status topic producer: %s", error)
 
-    def _failed(self, key: str, exc: BaseException, producer: Any = None) -> EosConnectError:
-        """The error to raise when producing or flushing `key` raised `exc`.
+    def _failed(self, key: str, exc: BaseException | Any, producer: Any = None) -> EosConnectError:
+        """The error to raise when producing or flushing `key` raised `exc` (or a delivery
+        report carried the fatal `KafkaError` `exc`).
 
         An idempotent producer needs a producer id first; with Write on no topic at all (and no
         IdempotentWrite on the cluster) the broker refuses it (KIP-679) and librdkafka reports a
@@ -156,10 +160,14 @@ class KafkaStatusStore(StatusWrites):
         into the cause of a SystemError when a delivery callback runs at the same time. That
         refusal, like a refused topic, names Write on the status topic, the README table's row.
         When that fatal error came before `produce`, the call raises only `_FATAL`; the error
-        itself reaches the producer's error callback, served here."""
+        itself reaches the producer's error callback, served here, or is raised by the poll
+        that serves it."""
         error = kafka_error_in(exc)
         if is_fatal_placeholder(error) and producer is not None:
-            producer.poll(0)  # serves `error_cb` with the fatal error behind `_FATAL`
+            try:
+                producer.poll(0)  # serves `error_cb` with the fatal error behind `_FATAL`
+            except PRODUCE_ERRORS as raised:  # confluent-kafka may raise that error instead
+                self._fatal_error = kafka_error_in(raised) or self._fatal_error
             error = self._fatal_error or error
         name = error.name() if error is not None else None
         if name == "CLUSTER_AUTHORIZATION_FAILED":

@@ -24,6 +24,16 @@ class FatalProducer:
         return 1
 
 
+class RaisingProducer:
+    """A producer whose `poll` raises the fatal error instead of passing it to `error_cb`."""
+
+    def __init__(self, error: KafkaError) -> None:
+        self.error = error
+
+    def poll(self, timeout: float) -> int:
+        raise KafkaException(self.error)
+
+
 def store() -> KafkaStatusStore:
     return KafkaStatusStore({"bootstrap.servers": "127.0.0.1:1"}, "status-t")
 
@@ -56,3 +66,25 @@ def test_transient_client_errors_are_not_taken_for_the_fatal_one() -> None:
     error = status._failed(KEY, KafkaException(KafkaError(KafkaError._FATAL)), None)
 
     assert isinstance(error, StatusStoreError)
+
+
+def test_a_fatal_error_raised_by_the_poll_that_serves_it_is_named_too() -> None:
+    status = store()
+    refused = KafkaError(KafkaError.CLUSTER_AUTHORIZATION_FAILED, fatal=True)
+
+    error = status._failed(
+        KEY, KafkaException(KafkaError(KafkaError._FATAL)), RaisingProducer(refused)
+    )
+
+    assert isinstance(error, KafkaAuthorizationError)
+    assert "needs Write on Topic 'status-t'" in str(error)
+
+
+def test_a_refused_producer_id_in_a_delivery_report_names_the_status_topic() -> None:
+    status = store()
+    refused = KafkaError(KafkaError.CLUSTER_AUTHORIZATION_FAILED, fatal=True)
+
+    error = status._failed(KEY, refused)
+
+    assert isinstance(error, KafkaAuthorizationError)
+    assert "needs Write on Topic 'status-t'" in str(error)
