@@ -13,6 +13,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from spark_eos_connect.arrow_arrays import int_array, string_array
+
 COMMITTED_ROW_DDL = "topic string, partition int, offset bigint"
 
 COMMITTED_ROW_SCHEMA = pa.schema(
@@ -32,12 +34,13 @@ def to_bytes(data: Any) -> bytes | None:
 
 
 def committed_rows(topics: list[str], partitions: list[int], offsets: list[int]) -> pa.RecordBatch:
-    """One Arrow batch of committed-record rows from three parallel columns."""
+    """One Arrow batch of committed-record rows from three parallel columns (built from their
+    buffers: `arrow_arrays`; a task host makes them before its transaction commits)."""
     return pa.RecordBatch.from_arrays(
         [
-            pa.array(topics, pa.string()),
-            pa.array(partitions, pa.int32()),
-            pa.array(offsets, pa.int64()),
+            string_array(topics),
+            int_array(partitions, pa.int32()),
+            int_array(offsets, pa.int64()),
         ],
         schema=COMMITTED_ROW_SCHEMA,
     )

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from spark_eos_connect.arrow_arrays import int_array, int_values, string_array
 from spark_eos_connect.kafka.clients import ConsumedRecord
 from spark_eos_connect.protocol.offsets_format import partition_key
 from spark_eos_connect.source.plan import SourceTaskPlan
@@ -65,9 +66,9 @@ def attempt_digest(plan: SourceTaskPlan, batch_id: Any) -> str:
 def encode_rows_header(attempt: str, rows: pa.RecordBatch) -> bytes:
     """The header value naming `attempt` and the committed `rows` (see `MAX_HEADER_BYTES`)."""
     topics = rows.column(0).dictionary_encode()
-    topic_index = topics.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    partitions = rows.column(1).to_numpy(zero_copy_only=False).astype(np.int64)
-    offsets = rows.column(2).to_numpy(zero_copy_only=False).astype(np.int64)
+    topic_index = int_values(topics.indices).astype(np.int64)
+    partitions = int_values(rows.column(1)).astype(np.int64)
+    offsets = int_values(rows.column(2)).astype(np.int64)
     starts = np.flatnonzero(
         np.concatenate(
             (
@@ -110,13 +111,13 @@ def decode_rows_header(value: bytes) -> tuple[str, pa.RecordBatch | None]:
     run_of_row = np.repeat(np.arange(len(runs)), counts)
     within_run = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
     topics = pa.DictionaryArray.from_arrays(
-        pa.array(runs[run_of_row, 0], pa.int32()), pa.array(payload["topics"], pa.string())
+        int_array(runs[run_of_row, 0], pa.int32()), string_array(payload["topics"])
     ).cast(pa.string())
     rows = pa.RecordBatch.from_arrays(
         [
             topics,
-            pa.array(runs[run_of_row, 1], pa.int32()),
-            pa.array(runs[run_of_row, 2] + within_run, pa.int64()),
+            int_array(runs[run_of_row, 1], pa.int32()),
+            int_array(runs[run_of_row, 2] + within_run, pa.int64()),
         ],
         schema=COMMITTED_ROW_SCHEMA,
     )

@@ -21,9 +21,11 @@ the warnings about lost tasks); `--verbose`, or a log4j configuration file given
 
 from __future__ import annotations
 
+import importlib
 import os
 import shlex
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -354,6 +356,29 @@ def use_this_interpreter_for_workers(plan: SessionPlan | None = None) -> None:
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", worker_python())
 
 
+FIRST_GATEWAY_CALL_IMPORTS = ("pyspark.testing.utils",)
+"""Modules pyspark imports on the driver's first Py4J call with arguments, which a session
+this process starts makes right after its JVM is up: pyspark's NumPy converter asks
+`pyspark.testing.utils` whether NumPy is installed, and that module imports pandas to tell
+whether pandas is (0.2-0.3 s on this machine, py-spy over a job started from nothing)."""
+
+
+def import_in_background(modules: Sequence[str]) -> threading.Thread:
+    """Import `modules` on a daemon thread (the driver JVM starts meanwhile, and Python's
+    module locks make a later import of the same module wait for this one)."""
+
+    def run() -> None:
+        for module in modules:
+            try:
+                importlib.import_module(module)
+            except Exception:  # it is imported again, and fails loudly, where it is needed
+                continue
+
+    thread = threading.Thread(target=run, name="eosconnect-imports", daemon=True)
+    thread.start()
+    return thread
+
+
 def _get_or_create(conf: Mapping[str, str]) -> Any:
     """`SparkSession.builder` with `conf`, `getOrCreate()`."""
     from pyspark.sql import SparkSession
@@ -393,6 +418,7 @@ def build_session(
         if plan.submitted:  # spark-submit started the JVM: the session attaches to it
             spark = _get_or_create(conf)
         else:
+            import_in_background(FIRST_GATEWAY_CALL_IMPORTS)
             with class_archive.driver_launch() as archive_options:
                 spark = _get_or_create(with_java_options(conf, archive_options))
         if quiet and plan.submitted:

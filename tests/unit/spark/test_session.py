@@ -3,16 +3,22 @@ functions)."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+
 import pytest
 
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.spark.job_support import embedded_broker_warning
 from spark_eos_connect.spark.session import (
     DELTA_SESSION_CONF,
+    FIRST_GATEWAY_CALL_IMPORTS,
     LOG4J_CONFIG_FLAG,
     SessionPlan,
     choose_master,
     has_delta_jar,
+    import_in_background,
     is_local_master,
     plan_session,
     submit_args_master,
@@ -270,3 +276,23 @@ def test_a_job_without_delta_gets_no_delta_jars_unless_it_gives_them() -> None:
 
     submitted = plan_session("app", submitted={"spark.master": "local[*]"}, env={}, delta=False)
     assert submitted.notes == () and "spark.sql.extensions" not in submitted.conf
+
+
+def test_import_in_background_imports_the_modules_on_a_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "eosconnect_prefetched.py").write_text(
+        "import threading\nTHREAD = threading.current_thread().name\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "eosconnect_prefetched", raising=False)
+
+    import_in_background(["eosconnect_no_such_module", "eosconnect_prefetched"]).join(30)
+
+    assert "eosconnect_no_such_module" not in sys.modules
+    assert sys.modules["eosconnect_prefetched"].THREAD == "eosconnect-imports"
+
+
+def test_the_first_gateway_calls_imports_are_importable() -> None:
+    for module in FIRST_GATEWAY_CALL_IMPORTS:
+        assert importlib.util.find_spec(module) is not None, module
