@@ -18,7 +18,8 @@ DEFAULT_OUT = Path("tmp/bench")
 The record count in the name keeps a full run's figures when a smaller run (`--quick`, the
 README test's) writes its own."""
 SIZES = {
-    "records": "measured records per mode (file lines, generator records, topic records)",
+    "records": "measured records of the generator and Kafka -> Delta modes",
+    "file_records": "lines of the file -> Kafka modes' file",
     "tasks": "the Generator's tasks.max (records must be a multiple of it)",
     "per_trigger": "maxRecordsPerTrigger / maxOffsetsPerTrigger: records per micro-batch",
     "value_size": "generator value.size, file line length, Delta topic value size (bytes)",
@@ -43,7 +44,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help=f"development run: {QUICK['records']:,} records, "
+        help=f"development run: {QUICK['records']:,} records and file lines, "
         f"{QUICK['per_trigger']:,} per trigger, {QUICK['delta_rounds']} Delta rounds, "
         f"{QUICK['sink_records']:,} sink records",
     )
@@ -96,7 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     print(report.render(), flush=True)
     stem = args.out / f"bench-{config.records}"
     written = [report.write_json(stem.with_suffix(".json"))]
-    title = f"make bench: {config.records:,} records per mode (records/s, ratios)"
+    title = (
+        f"make bench: {config.records:,} records, {config.file_records:,} file lines, "
+        f"{config.sink_records:,} sink records (records/s, ratios)"
+    )
     png = write_png(table_rows(report.results), stem.with_suffix(".png"), title)
     if png is None:
         print("no PNG drawn: matplotlib is missing (pip install -e '.[bench]')")

@@ -140,7 +140,7 @@ def run_file(
     visible read_committed; costs from its micro-batches after batch 0 when there are two."""
     bootstrap = kafka["bootstrap.servers"]
     options = file_options(config, name, path, topic, bootstrap)
-    with VisibilityWatch(kafka, topic, 1, config.records) as watch:
+    with VisibilityWatch(kafka, topic, 1, config.file_records) as watch:
         started = time.monotonic()
         query = start_query(spark, options, checkpoint)
         try:
@@ -153,7 +153,7 @@ def run_file(
     return ModeResult(
         work,
         EXACTLY_ONCE,
-        config.records,
+        config.file_records,
         reached - started,
         tuple(batches),
         "from the query's start until every line is visible read_committed (Spark session "

@@ -204,7 +204,7 @@ def run_without_spark(run: Run, lines: Path | None, sink_topic: str | None) -> N
             ),
             "limit-file",
             1,
-            c.records,
+            c.file_records,
             value_number,
         )
     if {FILE, SINK, FIRST_RECORD} & set(c.works):
@@ -273,13 +273,13 @@ def run_connect_modes(run: Run, lines: Path | None, sink_topic: str | None) -> N
                     FILE,
                     lines,
                     topic,
-                    c.records,
+                    c.file_records,
                     c.file_batch_size,
                     f"{name}-file",
                 ),
                 "connect",
                 1,
-                c.records,
+                c.file_records,
                 value_number,
             )
         if SINK in c.works and sink_topic is not None:
@@ -332,7 +332,7 @@ def run_with_spark(run: Run, spark: Any, lines: Path | None, sink_topic: str | N
             ),
             "file-eos",
             1,
-            c.records,
+            c.file_records,
             value_number,
         )
     if DELTA in c.works:
@@ -417,7 +417,7 @@ def run_bench(config: BenchConfig, log: Log = print) -> BenchReport:
             log(f"local broker at {broker.bootstrap_servers}")
             lines = None
             if {FILE, FIRST_RECORD} & set(config.works):
-                lines = write_lines(folder / "lines.txt", config.records, config.value_size)
+                lines = write_lines(folder / "lines.txt", config.file_records, config.value_size)
             sink_topic = sink_input(run)
             run_without_spark(run, lines, sink_topic)
             spark = bench_session(config)

@@ -18,7 +18,7 @@ def test_default_batches_come_in_two_sizes() -> None:
     assert config.generator_batches() == [225_000, 225_000, 50_000]
     assert config.task_total == 725_000  # max.records per task: warm-up batch + measured
     assert config.generator_total == 1_450_000
-    assert config.file_batches() == [450_000, 450_000, 100_000]
+    assert config.file_batches() == [450_000] * 6 + [300_000]  # 3,000,000 lines
 
 
 def test_a_task_takes_exactly_its_share_of_the_trigger() -> None:
@@ -39,6 +39,7 @@ def test_split_batches_keeps_every_record() -> None:
     [
         {"records": 3, "tasks": 2},
         {"records": 0},
+        {"file_records": 0},
         {"tasks": 0},
         {"value_size": -1},
         {"delta_rounds": 0},
@@ -55,3 +56,4 @@ def test_as_dict_is_plain_json_data() -> None:
     data = BenchConfig(works=(FILE, DELTA)).as_dict()
     assert data["works"] == [FILE, DELTA]
     assert data["records"] == 1_000_000
+    assert data["file_records"] == 3_000_000
