@@ -4,7 +4,7 @@ sink connectors, Spark's built-in Kafka source into Delta and into `noop`), and 
 first record of a job started from nothing, on a local broker started for the run; prints the
 table and writes tmp/bench/bench-<records>.json and .png.
 
-    python jobs/bench.py            # 1,000,000 records per mode, 3,000,000 for the file and the sinks
+    python jobs/bench.py            # 1,000,000 records, 3,000,000 for the file and the sinks
     python jobs/bench.py --quick    # 100,000 and 300,000 records, for development
 """
 

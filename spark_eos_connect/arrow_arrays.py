@@ -16,10 +16,20 @@ import pyarrow as pa
 
 
 def int_array(values: Sequence[int] | np.ndarray, type_: pa.DataType) -> pa.Array:
-    """A null-free integer array of Arrow type `type_` (int8 ... int64, signed or not)."""
-    data = np.asarray(values, dtype=type_.to_pandas_dtype())
-    if data.ndim != 1:
-        raise ValueError(f"an integer array needs one dimension, got shape {data.shape}")
+    """A null-free integer array of Arrow type `type_` (int8 ... int64, signed or not); a value
+    that does not fit the type raises, as with `pa.array`."""
+    dtype = np.dtype(type_.to_pandas_dtype())
+    given = np.asarray(values)
+    if given.ndim != 1:
+        raise ValueError(f"an integer array needs one dimension, got shape {given.shape}")
+    if given.size and given.dtype.kind not in "iu":
+        raise TypeError(f"an integer array needs integers, got {given.dtype}")
+    if given.size:
+        bounds = np.iinfo(dtype)
+        low, high = int(given.min()), int(given.max())
+        if low < bounds.min or high > bounds.max:
+            raise OverflowError(f"{low}..{high} does not fit {type_}")
+    data = np.ascontiguousarray(given, dtype=dtype)
     return pa.Array.from_buffers(type_, len(data), [None, pa.py_buffer(data)])
 
 
@@ -43,6 +53,8 @@ def string_array(values: Sequence[str]) -> pa.Array:
 def int_values(array: pa.Array) -> np.ndarray:
     """The values of a null-free integer array, as a read-only NumPy view of its buffer
     (`Array.to_numpy` asks pyarrow's pandas layer, which imports pandas)."""
+    if not pa.types.is_integer(array.type):
+        raise TypeError(f"an integer array is expected, got {array.type}")
     if array.null_count:
         raise ValueError(f"an integer array with {array.null_count} nulls has no plain values")
     dtype = np.dtype(array.type.to_pandas_dtype())

@@ -365,7 +365,9 @@ whether pandas is (0.2-0.3 s on this machine, py-spy over a job started from not
 
 def import_in_background(modules: Sequence[str]) -> threading.Thread:
     """Import `modules` on a daemon thread (the driver JVM starts meanwhile, and Python's
-    module locks make a later import of the same module wait for this one)."""
+    module locks make a later import of the same module wait for this one). pyspark starts
+    the JVM with a `preexec_fn` meanwhile; Python takes its import lock around that fork, and
+    the function only sets a signal handler in the child."""
 
     def run() -> None:
         for module in modules:

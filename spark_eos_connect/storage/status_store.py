@@ -8,6 +8,7 @@ a write the broker's ACLs refuse fails naming Write on the status topic.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Mapping
@@ -94,11 +95,14 @@ class KafkaStatusStore(StatusWrites):
             return self._snapshot
 
     def close(self) -> None:
-        """Flush and drop the producer."""
+        """Flush and drop the producer (a producer in a fatal state is dropped as it is)."""
         with self._lock:
-            if self._producer is not None:
-                self._producer.flush(10)
-                self._producer = None
+            producer, self._producer = self._producer, None
+            if producer is not None:
+                try:
+                    producer.flush(10)
+                except PRODUCE_ERRORS as error:
+                    log.warning("status topic producer closed after a fatal error: %s", error)
 
     def _send(self, key: str, value: bytes | None, timeout_s: float = 30.0) -> None:
         with self._lock:
@@ -131,9 +135,13 @@ class KafkaStatusStore(StatusWrites):
                 producer, self._producer = self._producer, None  # a fatal error leaves it unusable
                 raise self._failed(key, exc, producer) from exc
             if remaining or errors:
-                if errors and errors[0].fatal():
+                fatal = self._fatal_of(self._producer)
+                if fatal is not None or remaining:  # unusable, or a record may still land
                     producer, self._producer = self._producer, None
-                    raise self._failed(key, errors[0], producer)
+                    with contextlib.suppress(*PRODUCE_ERRORS):
+                        producer.purge()
+                if fatal is not None:
+                    raise self._failed(key, fatal)
                 denied = missing_acl(errors[0], "Write", self.topic, self.kafka) if errors else None
                 if denied is not None:
                     raise denied
@@ -143,32 +151,37 @@ class KafkaStatusStore(StatusWrites):
                 )
 
     def _client_error(self, error: Any) -> None:
-        """The producer's `error_cb`: keep the fatal error a later `_FATAL` stands for (others
-        are transient; librdkafka retries them)."""
+        """The producer's `error_cb`: keep a fatal error passed here (others are transient;
+        librdkafka retries them)."""
         if error.fatal():
             self._fatal_error = error
         else:
             log.debug("status topic producer: %s", error)
 
+    def _fatal_of(self, producer: Any) -> Any:
+        """The fatal error `producer` is in, or None. Its delivery reports do not say
+        (librdkafka purges the queued records, which reports no fatal error); confluent-kafka
+        raises the error from the poll that serves it, or passes it to `error_cb`."""
+        try:
+            producer.poll(0)
+        except PRODUCE_ERRORS as raised:
+            self._fatal_error = kafka_error_in(raised) or self._fatal_error
+        return self._fatal_error
+
     def _failed(self, key: str, exc: BaseException | Any, producer: Any = None) -> EosConnectError:
-        """The error to raise when producing or flushing `key` raised `exc` (or a delivery
-        report carried the fatal `KafkaError` `exc`).
+        """The error to raise when producing or flushing `key` raised `exc` (or when the
+        producer turned out to be in the fatal state `exc`, a `KafkaError`).
 
         An idempotent producer needs a producer id first; with Write on no topic at all (and no
         IdempotentWrite on the cluster) the broker refuses it (KIP-679) and librdkafka reports a
         fatal CLUSTER_AUTHORIZATION_FAILED, raised from `flush`, where confluent-kafka turns it
         into the cause of a SystemError when a delivery callback runs at the same time. That
         refusal, like a refused topic, names Write on the status topic, the README table's row.
-        When that fatal error came before `produce`, the call raises only `_FATAL`; the error
-        itself reaches the producer's error callback, served here, or is raised by the poll
-        that serves it."""
+        When that fatal error came before `produce`, the call raises only `_FATAL`, and the
+        error itself comes from `producer` (`_fatal_of`)."""
         error = kafka_error_in(exc)
         if is_fatal_placeholder(error) and producer is not None:
-            try:
-                producer.poll(0)  # serves `error_cb` with the fatal error behind `_FATAL`
-            except PRODUCE_ERRORS as raised:  # confluent-kafka may raise that error instead
-                self._fatal_error = kafka_error_in(raised) or self._fatal_error
-            error = self._fatal_error or error
+            error = self._fatal_of(producer) or error
         name = error.name() if error is not None else None
         if name == "CLUSTER_AUTHORIZATION_FAILED":
             return KafkaAuthorizationError(

@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from spark_eos_connect.arrow_arrays import int_array, string_array
+from spark_eos_connect.arrow_arrays import int_array, int_values, string_array
 
 
 @pytest.mark.parametrize("type_", [pa.int32(), pa.int64(), pa.uint8()])
@@ -23,6 +23,46 @@ def test_int_array_holds_the_values_in_the_given_type(type_: pa.DataType) -> Non
 
 def test_int_array_takes_a_numpy_array() -> None:
     assert int_array(np.arange(4, dtype=np.int64), pa.int32()).to_pylist() == [0, 1, 2, 3]
+
+
+def test_int_array_takes_a_strided_view() -> None:
+    runs = np.arange(12, dtype=np.int64).reshape(4, 3)
+
+    assert int_array(runs[:, 1], pa.int32()).to_pylist() == [1, 4, 7, 10]
+
+
+@pytest.mark.parametrize(
+    ("values", "type_"),
+    [
+        (np.array([2**31 + 5], dtype=np.int64), pa.int32()),
+        ([-1], pa.uint8()),
+        ([2**63], pa.int64()),
+    ],
+)
+def test_int_array_refuses_values_the_type_cannot_hold(
+    values: list[int] | np.ndarray, type_: pa.DataType
+) -> None:
+    with pytest.raises(OverflowError):
+        int_array(values, type_)
+
+
+def test_int_array_refuses_what_is_no_integer() -> None:
+    with pytest.raises(TypeError, match="integers"):
+        int_array([1.5, 2.0], pa.int64())
+
+
+def test_int_values_reads_a_slice_without_copying_its_neighbours() -> None:
+    offsets = pa.array([10, 11, 12, 13, 14], pa.int64()).slice(2, 2)
+
+    assert int_values(offsets).tolist() == [12, 13]
+    assert int_values(pa.array([], pa.int32())).tolist() == []
+
+
+def test_int_values_refuses_nulls_and_other_types() -> None:
+    with pytest.raises(ValueError, match="nulls"):
+        int_values(pa.array([1, None], pa.int64()))
+    with pytest.raises(TypeError, match="integer array"):
+        int_values(pa.array([1.5]))
 
 
 def test_int_array_refuses_more_than_one_dimension() -> None:

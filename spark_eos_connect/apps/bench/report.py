@@ -158,7 +158,7 @@ class BenchReport:
         """The sizes, the table, how it was measured, and the verification lines."""
         c = self.config
         lines = [
-            f"records={c.records:,} per mode, file lines={c.file_records:,}, "
+            f"records={c.records:,} (generator, Kafka -> Delta), file lines={c.file_records:,}, "
             f"maxRecordsPerTrigger={c.per_trigger:,}, "
             f"value/line size={c.value_size} B, generator tasks={c.tasks} "
             f"(records.per.poll={c.records_per_poll:,}), FileStreamSource batch.size="

@@ -417,7 +417,8 @@ def run_bench(config: BenchConfig, log: Log = print) -> BenchReport:
             log(f"local broker at {broker.bootstrap_servers}")
             lines = None
             if {FILE, FIRST_RECORD} & set(config.works):
-                lines = write_lines(folder / "lines.txt", config.file_records, config.value_size)
+                count = config.file_records if FILE in config.works else config.records
+                lines = write_lines(folder / "lines.txt", count, config.value_size)
             sink_topic = sink_input(run)
             run_without_spark(run, lines, sink_topic)
             spark = bench_session(config)

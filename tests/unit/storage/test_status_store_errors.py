@@ -4,6 +4,7 @@ id, which means Write on the status topic is missing)."""
 
 from __future__ import annotations
 
+import pytest
 from confluent_kafka import KafkaError, KafkaException
 
 from spark_eos_connect.kafka.errors import KafkaAuthorizationError
@@ -13,7 +14,8 @@ KEY = "status-connector-c"
 
 
 class FatalProducer:
-    """A producer whose pending error callback carries `error` (served by `poll`)."""
+    """A producer that passes its fatal `error` to `error_cb` from `poll` (what librdkafka's
+    C API does; confluent-kafka raises it instead, `RaisingProducer`)."""
 
     def __init__(self, store: KafkaStatusStore, error: KafkaError) -> None:
         self.store, self.error, self.polls = store, error, 0
@@ -80,11 +82,51 @@ def test_a_fatal_error_raised_by_the_poll_that_serves_it_is_named_too() -> None:
     assert "needs Write on Topic 'status-t'" in str(error)
 
 
-def test_a_refused_producer_id_in_a_delivery_report_names_the_status_topic() -> None:
+class PurgingProducer:
+    """A producer already refused an id: the record's delivery report says only that it was
+    purged, and the fatal error comes from `poll` (as confluent-kafka raises it)."""
+
+    def __init__(self, error: KafkaError) -> None:
+        self.error, self.purged = error, False
+
+    def produce(self, topic: str, value: object, key: object, **extra: object) -> None:
+        self.on_delivery = extra["on_delivery"]
+
+    def flush(self, timeout: float) -> int:
+        self.on_delivery(KafkaError(KafkaError._PURGE_QUEUE), None)
+        return 0
+
+    def poll(self, timeout: float) -> int:
+        raise KafkaException(self.error)
+
+    def purge(self) -> None:
+        self.purged = True
+
+
+def test_a_purged_record_of_a_producer_refused_an_id_names_the_status_topic() -> None:
     status = store()
-    refused = KafkaError(KafkaError.CLUSTER_AUTHORIZATION_FAILED, fatal=True)
+    status._partitions = 1
+    producer = PurgingProducer(KafkaError(KafkaError.CLUSTER_AUTHORIZATION_FAILED, fatal=True))
+    status._producer = producer
 
-    error = status._failed(KEY, refused)
+    with pytest.raises(KafkaAuthorizationError, match="needs Write on Topic 'status-t'"):
+        status._send(KEY, b"{}")
 
-    assert isinstance(error, KafkaAuthorizationError)
-    assert "needs Write on Topic 'status-t'" in str(error)
+    assert producer.purged
+    assert status._producer is None  # the next write starts a new producer
+
+
+def test_a_non_fatal_refusal_keeps_the_producer() -> None:
+    status = store()
+    status._partitions = 1
+    producer = PurgingProducer(KafkaError(KafkaError.CLUSTER_AUTHORIZATION_FAILED, fatal=True))
+    producer.flush = lambda timeout: (  # type: ignore[method-assign]
+        producer.on_delivery(KafkaError(KafkaError.TOPIC_AUTHORIZATION_FAILED), None) or 0
+    )
+    producer.poll = lambda timeout: 0  # type: ignore[method-assign]
+    status._producer = producer
+
+    with pytest.raises(KafkaAuthorizationError, match="needs Write on Topic 'status-t'"):
+        status._send(KEY, b"{}")
+
+    assert status._producer is producer and not producer.purged
