@@ -33,6 +33,7 @@ KAFKA_DELTA_SINK = "Spark Kafka source + delta_sink"
 EOSCONNECT_DELTA = "eosconnect + delta_sink"
 EOSCONNECT_READER = "eosconnect reader"
 JOB_FROM_NOTHING = "eosconnect job from nothing"
+SPARK_FLOOR = "Spark: one-row Python stream from nothing"
 CONNECT_FIRST = "Kafka Connect worker, config PUT"
 
 

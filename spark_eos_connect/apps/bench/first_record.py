@@ -2,7 +2,9 @@
 process, as a user runs it, against the bench's broker) until its first record is visible
 read_committed; the Kafka Connect worker's figure is taken on a running worker, from
 `PUT /connectors/NAME/config` (`connect_peer.first_record`). Both run FileStreamSource on
-the bench's file, exactly once; each is run `first_record_runs` times and the median kept."""
+the bench's file, exactly once; each is run `first_record_runs` times and the median kept.
+Beside them, Spark's own floor: `spark_floor`'s one-row Python data source stream, started
+from nothing the same way, until its writer's task has its row."""
 
 from __future__ import annotations
 
@@ -14,8 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from spark_eos_connect.apps.bench.config import FIRST_RECORD, JOB_FROM_NOTHING
-from spark_eos_connect.apps.bench.kafka_io import VisibilityWatch
+from spark_eos_connect.apps.bench.config import FIRST_RECORD, JOB_FROM_NOTHING, SPARK_FLOOR
+from spark_eos_connect.apps.bench.kafka_io import LineWatch, VisibilityWatch
 from spark_eos_connect.apps.bench.results import ModeResult, median
 
 JOB_SCRIPT = Path(__file__).resolve().parents[3] / "jobs" / "source_to_kafka.py"
@@ -56,15 +58,36 @@ def job_env(environ: Mapping[str, str]) -> dict[str, str]:
 def time_job(command: Sequence[str], kafka: Mapping[str, Any], topic: str, log_path: Path) -> float:
     """Seconds from starting `command` until the first record of `topic` (one partition) is
     visible read_committed; the job is stopped (SIGTERM, as a user stops it) afterwards."""
+    with VisibilityWatch(kafka, topic, 1, 1) as watch:
+        return _time_until(command, watch.wait, log_path)
+
+
+def floor_command(marker: Path, checkpoint: Path) -> list[str]:
+    """`python -m spark_eos_connect.apps.bench.spark_floor MARKER CHECKPOINT`."""
+    module = "spark_eos_connect.apps.bench.spark_floor"
+    return [sys.executable, "-m", module, str(marker), str(checkpoint)]
+
+
+def time_floor_job(command: Sequence[str], marker: Path, log_path: Path) -> float:
+    """Seconds from starting `command` until `marker` has its first line."""
+    with LineWatch(marker, 1) as watch:
+        return _time_until(command, watch.wait, log_path)
+
+
+def _time_until(
+    command: Sequence[str], wait: Callable[[float, Callable[[], None]], float], log_path: Path
+) -> float:
+    """Start `command` (a user's environment, output to `log_path`), `wait` for what it should
+    do (the time it did it), then stop it with SIGTERM; seconds from its start."""
     from spark_eos_connect.jvm.processes import terminate
 
-    with VisibilityWatch(kafka, topic, 1, 1) as watch, log_path.open("ab") as log:
+    with log_path.open("ab") as log:
         started = time.monotonic()
         process = subprocess.Popen(
             list(command), stdout=log, stderr=subprocess.STDOUT, env=job_env(os.environ)
         )
         try:
-            reached = watch.wait(JOB_TIMEOUT_S, lambda: _raise_if_exited(process, log_path))
+            reached = wait(JOB_TIMEOUT_S, lambda: _raise_if_exited(process, log_path))
         finally:
             terminate(process, STOP_TIMEOUT_S)
     return reached - started
@@ -113,4 +136,22 @@ def run_job_from_nothing(
         seconds,
         "from starting `python jobs/source_to_kafka.py` (FileStreamSource, exactly once) "
         "until its first record is visible read_committed",
+    )
+
+
+def run_spark_floor(runs: int, folder: Path, log: Callable[[str], None]) -> ModeResult:
+    """`runs` fresh `spark_floor` jobs (`floor_command`), each with its own marker and
+    checkpoint."""
+    seconds = []
+    folder.mkdir(parents=True, exist_ok=True)
+    for index in range(runs):
+        marker = folder / f"marker-{index}"
+        command = floor_command(marker, folder / f"ck-{index}")
+        seconds.append(time_floor_job(command, marker, folder / f"job-{index}.log"))
+        log(f"  run {index + 1}: Spark's one-row stream had its row {seconds[-1]:.2f}s after start")
+    return first_record_result(
+        SPARK_FLOOR,
+        seconds,
+        "from starting `python -m spark_eos_connect.apps.bench.spark_floor` (a one-row Python "
+        "data source stream, the jobs' session, no Kafka) until its writer's task has the row",
     )

@@ -37,6 +37,7 @@ from spark_eos_connect.apps.bench.config import (
     READER,
     SINK,
     SINK_TASKS,
+    SPARK_FLOOR,
     BenchConfig,
     connect_sink,
     eosconnect_sink,
@@ -211,6 +212,7 @@ def run_without_spark(run: Run, lines: Path | None, sink_topic: str | None) -> N
         run_connect_modes(run, lines, sink_topic)
     if FIRST_RECORD in c.works and lines is not None:
         run.guarded(FIRST_RECORD, JOB_FROM_NOTHING, partial(job_from_nothing, run, lines))
+        run.guarded(FIRST_RECORD, SPARK_FLOOR, partial(spark_floor, run))
 
 
 def job_from_nothing(run: Run, lines: Path) -> tuple[list[ModeResult], list[Verification]]:
@@ -226,6 +228,14 @@ def job_from_nothing(run: Run, lines: Path) -> tuple[list[ModeResult], list[Veri
         f"bench-first-{run.run_id}",
         run.log,
     )
+    return [result], []
+
+
+def spark_floor(run: Run) -> tuple[list[ModeResult], list[Verification]]:
+    """Spark's one-row Python data source stream started from nothing, `first_record_runs`
+    times (`first_record.run_spark_floor`)."""
+    folder = run.folder / "spark-floor"
+    result = first_record.run_spark_floor(run.config.first_record_runs, folder, run.log)
     return [result], []
 
 
