@@ -34,6 +34,7 @@ EOSCONNECT_DELTA = "eosconnect + delta_sink"
 EOSCONNECT_READER = "eosconnect reader"
 JOB_FROM_NOTHING = "eosconnect job from nothing"
 SPARK_FLOOR = "Spark: one-row Python stream from nothing"
+QUERY_ON_SESSION = "eosconnect query on a running session"
 CONNECT_FIRST = "Kafka Connect worker, config PUT"
 
 
@@ -58,6 +59,7 @@ PEERS: dict[tuple[str, str], str] = {
     **{(SINK, eosconnect_sink(n)): connect_sink(n) for n in SINK_TASKS},
     (READER, EOSCONNECT_READER): SPARK_KAFKA,
     (FIRST_RECORD, JOB_FROM_NOTHING): CONNECT_FIRST,
+    (FIRST_RECORD, QUERY_ON_SESSION): CONNECT_FIRST,
 }
 """(work, mode) -> the mode of the same work it is compared with."""
 

@@ -4,7 +4,8 @@ read_committed; the Kafka Connect worker's figure is taken on a running worker, 
 `PUT /connectors/NAME/config` (`connect_peer.first_record`). Both run FileStreamSource on
 the bench's file, exactly once; each is run `first_record_runs` times and the median kept.
 Beside them, Spark's own floor: `spark_floor`'s one-row Python data source stream, started
-from nothing the same way, until its writer's task has its row."""
+from nothing the same way, until its writer's task has its row; and the job's query started
+on a running session, the counterpart of a config PUT on a running Connect worker."""
 
 from __future__ import annotations
 
@@ -16,7 +17,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from spark_eos_connect.apps.bench.config import FIRST_RECORD, JOB_FROM_NOTHING, SPARK_FLOOR
+from spark_eos_connect.apps.bench.config import (
+    FIRST_RECORD,
+    JOB_FROM_NOTHING,
+    QUERY_ON_SESSION,
+    SPARK_FLOOR,
+)
 from spark_eos_connect.apps.bench.kafka_io import LineWatch, VisibilityWatch
 from spark_eos_connect.apps.bench.results import ModeResult, median
 
@@ -48,6 +54,25 @@ def job_command(
         "--bootstrap-servers", bootstrap,
         "--checkpoint", str(checkpoint),
     ]  # fmt: skip
+
+
+def job_options(
+    name: str, lines: Path, topic: str, bootstrap: str, batch_size: int
+) -> dict[str, str]:
+    """The source options `job_command`'s job passes (its defaults included): FileStreamSource
+    on `lines` into `topic`, exactly once."""
+    return {
+        "name": name,
+        "connector.class": "FileStreamSource",
+        "tasks.max": "1",
+        "exactly.once.source.support": "enabled",
+        "transaction.boundary": "poll",
+        "maxRecordsPerTrigger": "100000",
+        "file": str(lines),
+        "topic": topic,
+        "batch.size": str(batch_size),
+        "kafka.bootstrap.servers": bootstrap,
+    }
 
 
 def job_env(environ: Mapping[str, str]) -> dict[str, str]:
@@ -155,3 +180,49 @@ def run_spark_floor(runs: int, folder: Path, log: Callable[[str], None]) -> Mode
         "from starting `python -m spark_eos_connect.apps.bench.spark_floor` (a one-row Python "
         "data source stream, the jobs' session, no Kafka) until its writer's task has the row",
     )
+
+
+def run_query_on_session(
+    spark: Any,
+    kafka: Mapping[str, Any],
+    lines: Path,
+    topic: Callable[[str], str],
+    runs: int,
+    batch_size: int,
+    folder: Path,
+    name: str,
+    log: Callable[[str], None],
+) -> ModeResult:
+    """`runs` queries with the job's options (`job_options`) started on `spark`, each into a
+    fresh topic (`topic(key)` creates one), timed from `start()` until the first record is
+    visible read_committed, then stopped between two micro-batches."""
+    seconds = []
+    for index in range(runs):
+        target = topic(f"first-query-{index}")
+        bootstrap = kafka["bootstrap.servers"]
+        options = job_options(f"{name}-{index}", lines, target, bootstrap, batch_size)
+        seconds.append(_time_query(spark, kafka, options, folder / f"ck-{index}"))
+        log(f"  run {index + 1}: first record visible {seconds[-1]:.2f}s after start()")
+    return first_record_result(
+        QUERY_ON_SESSION,
+        seconds,
+        "from `writeStream...start()` of the job's query on a running session until its first "
+        "record is visible read_committed",
+    )
+
+
+def _time_query(
+    spark: Any, kafka: Mapping[str, Any], options: Mapping[str, str], checkpoint: Path
+) -> float:
+    """Seconds from starting the source query until its first record is visible."""
+    from spark_eos_connect.apps.bench.pipeline import raise_if_stopped, start_query
+    from spark_eos_connect.spark.job_support import stop_between_batches
+
+    with VisibilityWatch(kafka, options["topic"], 1, 1) as watch:
+        started = time.monotonic()
+        query = start_query(spark, options, checkpoint)
+        try:
+            reached = watch.wait(JOB_TIMEOUT_S, lambda: raise_if_stopped(query))
+        finally:
+            stop_between_batches(query)
+    return reached - started

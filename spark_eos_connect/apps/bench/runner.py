@@ -34,6 +34,7 @@ from spark_eos_connect.apps.bench.config import (
     GENERATOR,
     JOB_FROM_NOTHING,
     LIMIT,
+    QUERY_ON_SESSION,
     READER,
     SINK,
     SINK_TASKS,
@@ -231,6 +232,25 @@ def job_from_nothing(run: Run, lines: Path) -> tuple[list[ModeResult], list[Veri
     return [result], []
 
 
+def query_on_session(
+    run: Run, spark: Any, lines: Path
+) -> tuple[list[ModeResult], list[Verification]]:
+    """The job's query started on the bench's session, `first_record_runs` times."""
+    c = run.config
+    result = first_record.run_query_on_session(
+        spark,
+        run.kafka,
+        lines,
+        lambda key: run.topic(key, 1),
+        c.first_record_runs,
+        c.file_batch_size,
+        run.folder / "first-query",
+        f"bench-first-query-{run.run_id}",
+        run.log,
+    )
+    return [result], []
+
+
 def spark_floor(run: Run) -> tuple[list[ModeResult], list[Verification]]:
     """Spark's one-row Python data source stream started from nothing, `first_record_runs`
     times (`first_record.run_spark_floor`)."""
@@ -320,6 +340,8 @@ def run_with_spark(run: Run, spark: Any, lines: Path | None, sink_topic: str | N
     session whose Python workers are up, as the Connect worker's JVM is."""
     c, rid, bootstrap = run.config, run.run_id, run.kafka["bootstrap.servers"]
     checkpoints = run.folder / "checkpoints"
+    if FIRST_RECORD in c.works and lines is not None:  # first, as Connect's on its worker just up
+        run.guarded(FIRST_RECORD, QUERY_ON_SESSION, partial(query_on_session, run, spark, lines))
     if GENERATOR in c.works:
         for key, exactly_once in (("eos", True), ("alos", False)):
             run.mode(

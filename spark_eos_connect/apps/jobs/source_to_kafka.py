@@ -96,6 +96,20 @@ def abort_open_transactions(client: dict[str, str], options: dict[str, str]) -> 
         fence_transactional_id(client, config.task_transactional_id(task))
 
 
+def source_options(args: argparse.Namespace, kafka: dict[str, str]) -> dict[str, str]:
+    """The source stream's options: the connector's, the framework's and `kafka`'s."""
+    return {
+        "name": args.name,
+        "connector.class": args.connector_class,
+        "tasks.max": str(args.tasks_max),
+        "exactly.once.source.support": args.exactly_once_source_support,
+        "transaction.boundary": args.transaction_boundary,
+        "maxRecordsPerTrigger": str(args.max_records_per_trigger),
+        **options_dict(args.option),
+        **kafka,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     install_from_environment()
@@ -105,16 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
         kafka = {"kafka.bootstrap.servers": bootstrap, **options_dict(args.kafka, "kafka.")}
-        options = {
-            "name": args.name,
-            "connector.class": args.connector_class,
-            "tasks.max": str(args.tasks_max),
-            "exactly.once.source.support": args.exactly_once_source_support,
-            "transaction.boundary": args.transaction_boundary,
-            "maxRecordsPerTrigger": str(args.max_records_per_trigger),
-            **options_dict(args.option),
-            **kafka,
-        }
+        options = source_options(args, kafka)
         client = job_kafka_client(options)  # a bad reference fails here, before any write
         check_kafka_login(options)
         spark = job_session(plan, args.verbose)
