@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -135,30 +136,47 @@ def first_record_result(
     )
 
 
-def run_job_from_nothing(
-    kafka: Mapping[str, Any],
-    lines: Path,
-    topic: Callable[[str], str],
-    runs: int,
-    batch_size: int,
-    folder: Path,
-    name: str,
-    log: Callable[[str], None],
-) -> ModeResult:
-    """`runs` fresh jobs, each into a fresh topic; `topic(key)` creates one."""
+def timed_runs(
+    runs: int, run: Callable[[int], float], log: Callable[[str], None], after: str
+) -> list[float]:
+    """`run(index)` `runs` times, each run's seconds logged as "`after` ... s"."""
     seconds = []
-    folder.mkdir(parents=True, exist_ok=True)
     for index in range(runs):
-        target = topic(f"first-job-{index}")
+        seconds.append(run(index))
+        log(f"  run {index + 1}: {seconds[-1]:.2f}s {after}")
+    return seconds
+
+
+@dataclass(frozen=True)
+class SourceRuns:
+    """What each run of the job's FileStreamSource query needs."""
+
+    kafka: Mapping[str, Any]
+    lines: Path
+    topic: Callable[[str], str]
+    """Creates a fresh topic for a run's key and returns its name."""
+    runs: int
+    batch_size: int
+    folder: Path
+    name: str
+    log: Callable[[str], None]
+
+
+def run_job_from_nothing(c: SourceRuns) -> ModeResult:
+    """`c.runs` fresh jobs, each into a fresh topic."""
+    c.folder.mkdir(parents=True, exist_ok=True)
+
+    def run(index: int) -> float:
+        target = c.topic(f"first-job-{index}")
         command = job_command(
-            f"{name}-{index}", lines, target, kafka["bootstrap.servers"],
-            folder / f"ck-{index}", batch_size,
+            f"{c.name}-{index}", c.lines, target, c.kafka["bootstrap.servers"],
+            c.folder / f"ck-{index}", c.batch_size,
         )  # fmt: skip
-        seconds.append(time_job(command, kafka, target, folder / f"job-{index}.log"))
-        log(f"  run {index + 1}: first record visible {seconds[-1]:.2f}s after the job started")
+        return time_job(command, c.kafka, target, c.folder / f"job-{index}.log")
+
     return first_record_result(
         JOB_FROM_NOTHING,
-        seconds,
+        timed_runs(c.runs, run, c.log, "from the job's start to its first visible record"),
         "from starting `python jobs/source_to_kafka.py` (FileStreamSource, exactly once) "
         "until its first record is visible read_committed",
     )
@@ -167,45 +185,35 @@ def run_job_from_nothing(
 def run_spark_floor(runs: int, folder: Path, log: Callable[[str], None]) -> ModeResult:
     """`runs` fresh `spark_floor` jobs (`floor_command`), each with its own marker and
     checkpoint."""
-    seconds = []
     folder.mkdir(parents=True, exist_ok=True)
-    for index in range(runs):
+
+    def run(index: int) -> float:
         marker = folder / f"marker-{index}"
         command = floor_command(marker, folder / f"ck-{index}")
-        seconds.append(time_floor_job(command, marker, folder / f"job-{index}.log"))
-        log(f"  run {index + 1}: Spark's one-row stream had its row {seconds[-1]:.2f}s after start")
+        return time_floor_job(command, marker, folder / f"job-{index}.log")
+
     return first_record_result(
         SPARK_FLOOR,
-        seconds,
+        timed_runs(runs, run, log, "from the floor job's start to its row in the writer"),
         "from starting `python -m spark_eos_connect.apps.bench.spark_floor` (a one-row Python "
         "data source stream, the jobs' session, no Kafka) until its writer's task has the row",
     )
 
 
-def run_query_on_session(
-    spark: Any,
-    kafka: Mapping[str, Any],
-    lines: Path,
-    topic: Callable[[str], str],
-    runs: int,
-    batch_size: int,
-    folder: Path,
-    name: str,
-    log: Callable[[str], None],
-) -> ModeResult:
-    """`runs` queries with the job's options (`job_options`) started on `spark`, each into a
-    fresh topic (`topic(key)` creates one), timed from `start()` until the first record is
-    visible read_committed, then stopped between two micro-batches."""
-    seconds = []
-    for index in range(runs):
-        target = topic(f"first-query-{index}")
-        bootstrap = kafka["bootstrap.servers"]
-        options = job_options(f"{name}-{index}", lines, target, bootstrap, batch_size)
-        seconds.append(_time_query(spark, kafka, options, folder / f"ck-{index}"))
-        log(f"  run {index + 1}: first record visible {seconds[-1]:.2f}s after start()")
+def run_query_on_session(spark: Any, c: SourceRuns) -> ModeResult:
+    """`c.runs` queries with the job's options (`job_options`) started on `spark`, each into a
+    fresh topic, timed from `start()` until the first record is visible read_committed, then
+    stopped between two micro-batches."""
+
+    def run(index: int) -> float:
+        target = c.topic(f"first-query-{index}")
+        bootstrap = c.kafka["bootstrap.servers"]
+        options = job_options(f"{c.name}-{index}", c.lines, target, bootstrap, c.batch_size)
+        return _time_query(spark, c.kafka, options, c.folder / f"ck-{index}")
+
     return first_record_result(
         QUERY_ON_SESSION,
-        seconds,
+        timed_runs(c.runs, run, c.log, "from the query's start() to its first visible record"),
         "from `writeStream...start()` of the job's query on a running session until its first "
         "record is visible read_committed",
     )

@@ -218,37 +218,29 @@ def run_without_spark(run: Run, lines: Path | None, sink_topic: str | None) -> N
 
 def job_from_nothing(run: Run, lines: Path) -> tuple[list[ModeResult], list[Verification]]:
     """`jobs/source_to_kafka.py` started from nothing, `first_record_runs` times."""
-    c = run.config
-    result = first_record.run_job_from_nothing(
-        run.kafka,
-        lines,
-        lambda key: run.topic(key, 1),
-        c.first_record_runs,
-        c.file_batch_size,
-        run.folder / "first-job",
-        f"bench-first-{run.run_id}",
-        run.log,
-    )
-    return [result], []
+    return [first_record.run_job_from_nothing(source_runs(run, lines, "first-job"))], []
 
 
 def query_on_session(
     run: Run, spark: Any, lines: Path
 ) -> tuple[list[ModeResult], list[Verification]]:
     """The job's query started on the bench's session, `first_record_runs` times."""
-    c = run.config
-    result = first_record.run_query_on_session(
-        spark,
-        run.kafka,
-        lines,
-        lambda key: run.topic(key, 1),
-        c.first_record_runs,
-        c.file_batch_size,
-        run.folder / "first-query",
-        f"bench-first-query-{run.run_id}",
-        run.log,
+    runs = source_runs(run, lines, "first-query")
+    return [first_record.run_query_on_session(spark, runs)], []
+
+
+def source_runs(run: Run, lines: Path, key: str) -> first_record.SourceRuns:
+    """The first-record runs' settings: one-partition topics, the bench's file and batch."""
+    return first_record.SourceRuns(
+        kafka=run.kafka,
+        lines=lines,
+        topic=lambda name: run.topic(name, 1),
+        runs=run.config.first_record_runs,
+        batch_size=run.config.file_batch_size,
+        folder=run.folder / key,
+        name=f"bench-{key}-{run.run_id}",
+        log=run.log,
     )
-    return [result], []
 
 
 def spark_floor(run: Run) -> tuple[list[ModeResult], list[Verification]]:
