@@ -70,7 +70,7 @@ def write_png(rows: Sequence[Row], path: Path, title: str) -> Path | None:
         (part, unit)
         for part, unit in (
             ([r for r in rows if not r.timed], "thousand records/s"),
-            ([r for r in rows if r.timed], "seconds to the first visible record"),
+            ([r for r in rows if r.timed], "seconds to the first record (floor: row)"),
         )
         if part
     ] or [([], "thousand records/s")]

@@ -1,11 +1,12 @@
 """Time to the first committed record: `jobs/source_to_kafka.py` started from nothing (a fresh
 process, as a user runs it, against the bench's broker) until its first record is visible
 read_committed; the Kafka Connect worker's figure is taken on a running worker, from
-`PUT /connectors/NAME/config` (`connect_peer.first_record`). Both run FileStreamSource on
-the bench's file, exactly once; each is run `first_record_runs` times and the median kept.
-Beside them, Spark's own floor: `spark_floor`'s one-row Python data source stream, started
-from nothing the same way, until its writer's task has its row; and the job's query started
-on a running session, the counterpart of a config PUT on a running Connect worker."""
+`PUT /connectors/NAME/config` (`connect_peer.first_record`); the job's query on a running
+session, from `readStream...load()` (its counterpart: the PUT validates the config too). All
+three run FileStreamSource on the bench's file, exactly once. Beside them, Spark's own floor:
+`spark_floor`'s one-row Python data source stream, started from nothing the same way, until
+its writer's task has its row; its runs alternate with the job's, so that both see the same
+machine. Each mode runs `first_record_runs` times and keeps the median."""
 
 from __future__ import annotations
 
@@ -90,8 +91,9 @@ def time_job(command: Sequence[str], kafka: Mapping[str, Any], topic: str, log_p
 
 def floor_command(marker: Path, checkpoint: Path) -> list[str]:
     """`python -m spark_eos_connect.apps.bench.spark_floor MARKER CHECKPOINT`."""
-    module = "spark_eos_connect.apps.bench.spark_floor"
-    return [sys.executable, "-m", module, str(marker), str(checkpoint)]
+    from spark_eos_connect.apps.bench.spark_floor import MODULE
+
+    return [sys.executable, "-m", MODULE, str(marker), str(checkpoint)]
 
 
 def time_floor_job(command: Sequence[str], marker: Path, log_path: Path) -> float:
@@ -122,7 +124,7 @@ def _time_until(
 def _raise_if_exited(process: subprocess.Popen[bytes], log_path: Path) -> None:
     if process.poll() is not None:
         tail = log_path.read_text(errors="replace")[-3000:]
-        raise RuntimeError(f"the job exited ({process.returncode}) before its first record: {tail}")
+        raise RuntimeError(f"the job exited ({process.returncode}) before it was timed: {tail}")
 
 
 def first_record_result(
@@ -134,17 +136,6 @@ def first_record_result(
     return ModeResult(
         FIRST_RECORD, mode, 1, median(seconds), (), text + (f"; {note}" if note else "")
     )
-
-
-def timed_runs(
-    runs: int, run: Callable[[int], float], log: Callable[[str], None], after: str
-) -> list[float]:
-    """`run(index)` `runs` times, each run's seconds logged as "`after` ... s"."""
-    seconds = []
-    for index in range(runs):
-        seconds.append(run(index))
-        log(f"  run {index + 1}: {seconds[-1]:.2f}s {after}")
-    return seconds
 
 
 @dataclass(frozen=True)
@@ -162,11 +153,13 @@ class SourceRuns:
     log: Callable[[str], None]
 
 
-def run_job_from_nothing(c: SourceRuns) -> ModeResult:
-    """`c.runs` fresh jobs, each into a fresh topic."""
+def run_from_nothing(c: SourceRuns, floor_folder: Path) -> list[ModeResult]:
+    """`c.runs` fresh jobs (each into a fresh topic) and as many `spark_floor` jobs (each with
+    its own marker and checkpoint), one after the other in turn."""
     c.folder.mkdir(parents=True, exist_ok=True)
+    floor_folder.mkdir(parents=True, exist_ok=True)
 
-    def run(index: int) -> float:
+    def job(index: int) -> float:
         target = c.topic(f"first-job-{index}")
         command = job_command(
             f"{c.name}-{index}", c.lines, target, c.kafka["bootstrap.servers"],
@@ -174,36 +167,39 @@ def run_job_from_nothing(c: SourceRuns) -> ModeResult:
         )  # fmt: skip
         return time_job(command, c.kafka, target, c.folder / f"job-{index}.log")
 
-    return first_record_result(
-        JOB_FROM_NOTHING,
-        timed_runs(c.runs, run, c.log, "from the job's start to its first visible record"),
-        "from starting `python jobs/source_to_kafka.py` (FileStreamSource, exactly once) "
-        "until its first record is visible read_committed",
-    )
+    def floor(index: int) -> float:
+        marker = floor_folder / f"marker-{index}"
+        command = floor_command(marker, floor_folder / f"ck-{index}")
+        return time_floor_job(command, marker, floor_folder / f"job-{index}.log")
 
-
-def run_spark_floor(runs: int, folder: Path, log: Callable[[str], None]) -> ModeResult:
-    """`runs` fresh `spark_floor` jobs (`floor_command`), each with its own marker and
-    checkpoint."""
-    folder.mkdir(parents=True, exist_ok=True)
-
-    def run(index: int) -> float:
-        marker = folder / f"marker-{index}"
-        command = floor_command(marker, folder / f"ck-{index}")
-        return time_floor_job(command, marker, folder / f"job-{index}.log")
-
-    return first_record_result(
-        SPARK_FLOOR,
-        timed_runs(runs, run, log, "from the floor job's start to its row in the writer"),
-        "from starting `python -m spark_eos_connect.apps.bench.spark_floor` (a one-row Python "
-        "data source stream, the jobs' session, no Kafka) until its writer's task has the row",
-    )
+    jobs: list[float] = []
+    floors: list[float] = []
+    for index in range(c.runs):
+        jobs.append(job(index))
+        c.log(f"  run {index + 1}: the job's first record visible after {jobs[-1]:.2f}s")
+        floors.append(floor(index))
+        c.log(f"  run {index + 1}: Spark's one-row stream had its row after {floors[-1]:.2f}s")
+    return [
+        first_record_result(
+            JOB_FROM_NOTHING,
+            jobs,
+            "from starting `python jobs/source_to_kafka.py` (FileStreamSource, exactly once) "
+            "until its first record is visible read_committed",
+        ),
+        first_record_result(
+            SPARK_FLOOR,
+            floors,
+            "from starting `python -m spark_eos_connect.apps.bench.spark_floor` (a one-row "
+            "Python data source stream, the jobs' session, no Kafka) until its writer's task "
+            "has the row; its runs alternate with the job's",
+        ),
+    ]
 
 
 def run_query_on_session(spark: Any, c: SourceRuns) -> ModeResult:
     """`c.runs` queries with the job's options (`job_options`) started on `spark`, each into a
-    fresh topic, timed from `start()` until the first record is visible read_committed, then
-    stopped between two micro-batches."""
+    fresh topic, timed from `readStream...load()` until the first record is visible
+    read_committed, then stopped between two micro-batches."""
 
     def run(index: int) -> float:
         target = c.topic(f"first-query-{index}")
@@ -211,19 +207,29 @@ def run_query_on_session(spark: Any, c: SourceRuns) -> ModeResult:
         options = job_options(f"{c.name}-{index}", c.lines, target, bootstrap, c.batch_size)
         return _time_query(spark, c.kafka, options, c.folder / f"ck-{index}")
 
+    seconds = []
+    for index in range(c.runs):
+        seconds.append(run(index))
+        c.log(f"  run {index + 1}: the query's first record visible after {seconds[-1]:.2f}s")
     return first_record_result(
         QUERY_ON_SESSION,
-        timed_runs(c.runs, run, c.log, "from the query's start() to its first visible record"),
-        "from `writeStream...start()` of the job's query on a running session until its first "
-        "record is visible read_committed",
+        seconds,
+        "from `readStream...load()` of the job's query on a running session (the options' "
+        "validation included) until its first record is visible read_committed; the first run "
+        "is the session's first query, which starts its Python workers",
     )
 
 
 def _time_query(
     spark: Any, kafka: Mapping[str, Any], options: Mapping[str, str], checkpoint: Path
 ) -> float:
-    """Seconds from starting the source query until its first record is visible."""
-    from spark_eos_connect.apps.bench.pipeline import raise_if_stopped, start_query
+    """Seconds from `load()` of the source query until its first record is visible; the query
+    is then stopped between two micro-batches, and the drain request withdrawn in any case."""
+    from spark_eos_connect.apps.bench.pipeline import (
+        raise_if_stopped,
+        start_query,
+        withdraw_drain_request,
+    )
     from spark_eos_connect.spark.job_support import stop_between_batches
 
     with VisibilityWatch(kafka, options["topic"], 1, 1) as watch:
@@ -232,5 +238,8 @@ def _time_query(
         try:
             reached = watch.wait(JOB_TIMEOUT_S, lambda: raise_if_stopped(query))
         finally:
-            stop_between_batches(query)
+            try:
+                stop_between_batches(query)
+            finally:
+                withdraw_drain_request()
     return reached - started

@@ -81,17 +81,23 @@ def start_query(spark: Any, options: Mapping[str, str], checkpoint: Path) -> Any
 
 def finish_query(query: Any, timeout_s: float = QUERY_TIMEOUT_S) -> None:
     """Run until a micro-batch finds nothing, then stop between two micro-batches."""
-    from spark_eos_connect.spark.drain import DRAIN_ENV
     from spark_eos_connect.spark.job_support import run_query
 
     try:
         run_query(query, True, timeout_s, threading.Event())
     finally:
-        drain = os.environ.get(DRAIN_ENV)  # it would stop the next query at once
-        if drain:
-            Path(drain).unlink(missing_ok=True)
+        withdraw_drain_request()
         if query.isActive:
             query.stop()
+
+
+def withdraw_drain_request() -> None:
+    """Remove the drain request a stop left behind: it would stop the next query at once."""
+    from spark_eos_connect.spark.drain import DRAIN_ENV
+
+    drain = os.environ.get(DRAIN_ENV)
+    if drain:
+        Path(drain).unlink(missing_ok=True)
 
 
 def raise_if_stopped(query: Any) -> None:

@@ -26,8 +26,9 @@ FOOTNOTES = [
     "x limit: records/s over the limit row of the same work; x peer: over the mode named in "
     "`peer` (file: the Connect EOS worker; at-least-once: exactly-once; Delta and noop: Spark's "
     "Kafka source; Kafka -> file: Kafka Connect's sink worker with as many tasks; first record: "
-    "Connect's time over the job's, so below 1 is slower).",
-    "first record: seconds until one record is visible; records/s and costs do not apply.",
+    "the Connect worker's time over the job's or the query's, so below 1 is slower).",
+    "first record: seconds until one record is visible (Spark's floor: until its one row is in "
+    "its writer's task); records/s and costs do not apply.",
     "fixed ms/batch and us/record: least-squares line through each measured micro-batch's "
     "(records, seconds), all tasks together, wall-clock; where the batches do not tell a fixed "
     "cost (n/a: one batch size, no micro-batches, noise), us/record is the average, fixed "

@@ -212,13 +212,15 @@ def run_without_spark(run: Run, lines: Path | None, sink_topic: str | None) -> N
     if {FILE, SINK, FIRST_RECORD} & set(c.works):
         run_connect_modes(run, lines, sink_topic)
     if FIRST_RECORD in c.works and lines is not None:
-        run.guarded(FIRST_RECORD, JOB_FROM_NOTHING, partial(job_from_nothing, run, lines))
-        run.guarded(FIRST_RECORD, SPARK_FLOOR, partial(spark_floor, run))
+        modes = f"{JOB_FROM_NOTHING}, {SPARK_FLOOR}"
+        run.guarded(FIRST_RECORD, modes, partial(from_nothing, run, lines))
 
 
-def job_from_nothing(run: Run, lines: Path) -> tuple[list[ModeResult], list[Verification]]:
-    """`jobs/source_to_kafka.py` started from nothing, `first_record_runs` times."""
-    return [first_record.run_job_from_nothing(source_runs(run, lines, "first-job"))], []
+def from_nothing(run: Run, lines: Path) -> tuple[list[ModeResult], list[Verification]]:
+    """`jobs/source_to_kafka.py` and Spark's one-row floor job started from nothing, in turn,
+    `first_record_runs` times each."""
+    runs = source_runs(run, lines, "first-job")
+    return first_record.run_from_nothing(runs, run.folder / "spark-floor"), []
 
 
 def query_on_session(
@@ -241,14 +243,6 @@ def source_runs(run: Run, lines: Path, key: str) -> first_record.SourceRuns:
         name=f"bench-{key}-{run.run_id}",
         log=run.log,
     )
-
-
-def spark_floor(run: Run) -> tuple[list[ModeResult], list[Verification]]:
-    """Spark's one-row Python data source stream started from nothing, `first_record_runs`
-    times (`first_record.run_spark_floor`)."""
-    folder = run.folder / "spark-floor"
-    result = first_record.run_spark_floor(run.config.first_record_runs, folder, run.log)
-    return [result], []
 
 
 def run_connect_modes(run: Run, lines: Path | None, sink_topic: str | None) -> None:
@@ -327,9 +321,11 @@ def generator_measure(
 
 
 def run_with_spark(run: Run, spark: Any, lines: Path | None, sink_topic: str | None) -> None:
-    """The eosconnect modes and Kafka -> Delta, in one session; the generator modes first, so
-    that the file mode, timed from its start like the Connect worker's connector, starts in a
-    session whose Python workers are up, as the Connect worker's JVM is."""
+    """The eosconnect modes and Kafka -> Delta, in one session: first the job's query on the
+    session just up (as Connect's first records are timed on its worker just up), then the
+    generator modes, so that the file mode, timed from its start like the Connect worker's
+    connector, starts in a session whose Python workers are up, as the Connect worker's JVM
+    is."""
     c, rid, bootstrap = run.config, run.run_id, run.kafka["bootstrap.servers"]
     checkpoints = run.folder / "checkpoints"
     if FIRST_RECORD in c.works and lines is not None:  # first, as Connect's on its worker just up

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
+import pytest
+
 from spark_eos_connect.apps.bench.spark_floor import (
     FLOOR_SOURCE,
     FloorDataSource,
     MarkerWriter,
     OneRowReader,
+    main,
 )
 
 
@@ -18,16 +22,24 @@ def test_the_reader_offers_one_batch_of_one_row() -> None:
     start = reader.initialOffset()
     end = reader.latestOffset(start, None)
     assert start != end
+    assert reader.latestOffset(end, None) == end  # no second batch
     (partition,) = reader.partitions(start, end)
-    assert list(reader.read(partition)) == [(1,)]
+    (batch,) = reader.read(partition)
+    assert batch.schema.names == ["n"] and batch.column(0).to_pylist() == [1]
 
 
-def test_the_writer_appends_one_line_per_task_with_its_row_count(tmp_path: Path) -> None:
+def rows(count: int) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pydict({"n": pa.array([1] * count, pa.int32())})
+
+
+def test_the_writer_appends_one_line_per_task_with_rows(tmp_path: Path) -> None:
     marker = tmp_path / "marker"
     writer = MarkerWriter(str(marker))
-    writer.write(iter([(1,)]))
-    writer.write(iter([(1,), (1,)]))
-    assert marker.read_text() == "1\n2\n"
+    writer.write(iter([rows(1)]))
+    writer.write(iter([]))  # a task without rows: no line
+    writer.write(iter([rows(0)]))
+    writer.write(iter([rows(2), rows(1)]))
+    assert marker.read_text() == "1\n3\n"
 
 
 def test_the_data_source_hands_its_marker_option_to_the_writer() -> None:
@@ -36,3 +48,10 @@ def test_the_data_source_hands_its_marker_option_to_the_writer() -> None:
     writer = source.streamWriter(None, False)  # type: ignore[arg-type]
     assert isinstance(writer, MarkerWriter) and writer.marker == "/tmp/m"
     assert isinstance(source.streamReader(None), OneRowReader)  # type: ignore[arg-type]
+
+
+def test_the_job_refuses_a_wrong_command_line_with_its_usage(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["only-a-marker"]) == 2
+    assert "MARKER CHECKPOINT" in capsys.readouterr().err
