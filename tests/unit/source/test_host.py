@@ -9,13 +9,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from spark_eos_connect.source.host import (
-    TaskHostError,
-    _portable,
-    host_socket_path,
-    recv_frame,
-    send_frame,
-)
+from spark_eos_connect.runtime.task_host import TaskHostError, portable, recv_frame, send_frame
+from spark_eos_connect.source.host import host_socket_path
 from spark_eos_connect.testing import example_plan as plan
 
 
@@ -52,7 +47,7 @@ def test_errors_that_cannot_cross_a_pipe_keep_their_text_and_trace() -> None:
             super().__init__(f"{a}/{b}")
 
     kept = ValueError("plain")
-    assert _portable(kept, "trace") is kept
-    converted = _portable(Local(1, 2), "Traceback: here")
+    assert portable(kept, "trace") is kept
+    converted = portable(Local(1, 2), "Traceback: here")
     assert isinstance(converted, TaskHostError)
     assert "Local: 1/2" in str(converted) and "Traceback: here" in str(converted)
