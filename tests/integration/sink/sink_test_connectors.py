@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -155,6 +156,7 @@ LIVE_CONFIG = (
     .define("file", ConfigType.STRING, None)
     .define("log.file", ConfigType.STRING, None)
     .define("chunk.size", ConfigType.INT, 7)
+    .define("put.delay.ms", ConfigType.INT, 0)
 )
 
 
@@ -166,6 +168,7 @@ class _LoggingTask(SinkTask):
         self.file = Path(config["file"])
         self.log = Path(config["log.file"]) if config["log.file"] else None
         self.chunk = int(config["chunk.size"])
+        self.delay_s = int(config["put.delay.ms"]) / 1000
         self.task_marker = props.get("task.id", "?")
         self._log("start")
 
@@ -239,10 +242,13 @@ class OffsetsInOutputSinkTask(_LoggingTask):
             self.context.offset(tp, kept.get(tp.partition, 0))
 
     def put(self, records: list[SinkRecord]) -> None:
+        time.sleep(self.delay_s)
+        lines = []
+        for record in records:
+            value = record.value.decode() if isinstance(record.value, bytes) else record.value
+            lines.append(f"{record.kafka_partition} {record.kafka_offset} {value}\n")
         with self.file.open("a") as out:
-            for record in records:
-                value = record.value.decode() if isinstance(record.value, bytes) else record.value
-                out.write(f"{record.kafka_partition} {record.kafka_offset} {value}\n")
+            out.write("".join(lines))
 
     def pre_commit(self, current_offsets: dict[TopicPartition, int]) -> dict[TopicPartition, int]:
         kept = self._file_offsets()
