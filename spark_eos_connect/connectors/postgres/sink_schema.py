@@ -265,14 +265,8 @@ def layout_for(config: PostgresSinkConfig, record: SinkRecord) -> RecordLayout:
             _column(record, n, _field(value_schema, n), True, "value field") for n in key_fields
         ]
         key_getter = _value_key(tuple(key_fields))
-        fields = [n for n in fields if n not in key_fields]
     taken = {c.name for c in key_columns}
-    clash = [n for n in fields if n in taken]
-    if clash:
-        raise _bad(
-            record,
-            f"value field {clash[0]!r} has the name of a key column; rename it or set pk.fields",
-        )
+    fields = [n for n in fields if n not in taken]  # a key column's value comes from the key
     value_columns = [
         _column(record, n, _field(value_schema, n), False, "value field") for n in fields
     ]

@@ -44,7 +44,7 @@ def test_jdbc_and_libpq_urls_become_libpq_urls(url: str, expected: str) -> None:
 
 
 def test_an_unknown_url_scheme_is_refused_without_showing_the_password() -> None:
-    with pytest.raises(ConfigError, match="connection.url") as caught:
+    with pytest.raises(ConfigError, match=r"connection\.url") as caught:
         parse_sink_config({**BASE, "connection.url": "jdbc:mysql://u:s3cret@db/shop"})
     assert "s3cret" not in str(caught.value)
 

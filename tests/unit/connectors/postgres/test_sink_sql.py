@@ -30,7 +30,7 @@ def test_table_names_are_table_or_schema_dot_table() -> None:
     assert TableName.parse("orders") == TableName("orders")
     assert TableName.parse("sales.orders") == TableName("orders", "sales")
     assert TableName.parse("sales.orders").sql == '"sales"."orders"'
-    with pytest.raises(ConfigError, match="table.name.format"):
+    with pytest.raises(ConfigError, match=r"table\.name\.format"):
         TableName.parse("db.sales.orders")
 
 
