@@ -46,14 +46,26 @@ def lock_offsets(
     cursor: Any, table: TableName, connector: str, partitions: Iterable[TopicPartition]
 ) -> dict[TopicPartition, int]:
     """In a transaction: the stored next offset of each partition (0 for a new one), the rows
-    locked until the transaction ends."""
+    locked until the transaction ends. Rows are inserted only for partitions that have none (one
+    statement when they all have one)."""
+    wanted = set(partitions)
+    found = _select_for_update(cursor, table, connector, wanted)
+    if len(found) < len(wanted):
+        topics, numbers = _columns(wanted - set(found))
+        cursor.execute(
+            f'INSERT INTO {table.sql} (connector, topic, "partition", next_offset) '
+            "SELECT %s, t, p, 0 FROM unnest(%s::text[], %s::int[]) AS u(t, p) "
+            "ORDER BY t, p ON CONFLICT DO NOTHING",
+            (connector, topics, numbers),
+        )
+        found = _select_for_update(cursor, table, connector, wanted)
+    return found
+
+
+def _select_for_update(
+    cursor: Any, table: TableName, connector: str, partitions: Iterable[TopicPartition]
+) -> dict[TopicPartition, int]:
     topics, numbers = _columns(partitions)
-    cursor.execute(
-        f'INSERT INTO {table.sql} (connector, topic, "partition", next_offset) '
-        "SELECT %s, t, p, 0 FROM unnest(%s::text[], %s::int[]) AS u(t, p) "
-        "ORDER BY t, p ON CONFLICT DO NOTHING",
-        (connector, topics, numbers),
-    )
     cursor.execute(
         f'SELECT topic, "partition", next_offset FROM {table.sql} '
         'WHERE connector = %s AND (topic, "partition") IN '

@@ -139,6 +139,8 @@ class PostgresWriter:
         self._checked: set[tuple[TableName, tuple[Column, ...]]] = set()
         self._stages: dict[tuple[TableName, tuple[str, ...]], str] = {}
         self._stage_numbers = itertools.count()
+        self._staged: set[str] = set()
+        """The stages filled in the current transaction."""
 
     # --- connection -----------------------------------------------------------------------------
 
@@ -219,6 +221,7 @@ class PostgresWriter:
 
     def _write(self, cursor: Any, records: Sequence[SinkRecord]) -> dict[TopicPartition, int]:
         name, table = self._config.name, self._offsets_table
+        self._staged.clear()
         stored = lock_offsets(cursor, table, name, {r.topic_partition for r in records})
         new = dict(stored)
         fresh: list[SinkRecord] = []
@@ -362,16 +365,20 @@ class PostgresWriter:
                 statement = update_from_sql(table, stage, layout.names, keys)
                 if statement is not None:
                     cursor.execute(statement)
-            cursor.execute(f"TRUNCATE {quote(stage)}")
         except psycopg.Error as error:
             raise self._failed(table, records, error) from error
 
     def _stage(self, cursor: Any, table: TableName, names: tuple[str, ...]) -> str:
+        """The empty session temp table for these columns (its rows go at each commit; a second
+        run of the same transaction deletes the first's)."""
         stage = self._stages.get((table, names))
         if stage is None:
             stage = f"eosconnect_stage_{next(self._stage_numbers)}"
             cursor.execute(create_stage_sql(stage, table, names))
             self._stages[(table, names)] = stage
+        elif stage in self._staged:
+            cursor.execute(f"DELETE FROM {quote(stage)}")
+        self._staged.add(stage)
         return stage
 
     def _delete(self, cursor: Any, run: WriteRun) -> None:
