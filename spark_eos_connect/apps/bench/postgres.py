@@ -6,7 +6,8 @@ The `records` rows (`id` BIGINT, `item` TEXT of `value_size` characters, `qty` I
 once as Connect records (struct key and value) and rows. The sink modes call `put` with chunks of
 `PUT_RECORDS` (the runtime's default `consumer.override.max.poll.records`), each one transaction
 with its offsets, then `pre_commit`; the upsert peer writes the same chunks; the limit COPYs
-`LIMIT_BATCH` rows per transaction. Each mode writes a fresh table, counted afterwards.
+`LIMIT_BATCH` rows per transaction. Each mode writes a fresh table, counted afterwards. Both sink
+modes are compared with the at-least-once upsert (`config.PEERS`), and with the limit.
 """
 
 from __future__ import annotations
@@ -17,21 +18,20 @@ from typing import Any, Final
 
 from spark_eos_connect.api.data import Schema, SchemaBuilder, Struct
 from spark_eos_connect.api.sink import SinkRecord, SinkTaskContext, TopicPartition
-from spark_eos_connect.apps.bench.config import BenchConfig
+from spark_eos_connect.apps.bench.config import (
+    LIMIT,
+    PG_ALOS_UPSERT,
+    PG_SINK_INSERT,
+    PG_SINK_UPSERT,
+    BenchConfig,
+)
 from spark_eos_connect.apps.bench.results import ModeResult, Verification
 
-__all__ = ["POSTGRES_MODES", "PUT_RECORDS", "run_postgres"]
+__all__ = ["PUT_RECORDS", "run_postgres"]
 
 PUT_RECORDS: Final = 500
 LIMIT_BATCH: Final = 10_000
 TOPIC: Final = "bench"
-LIMIT_COPY: Final = "limit: COPY"
-ALOS_UPSERT: Final = "at-least-once upsert (executemany)"
-SINK_INSERT: Final = "PostgresSink insert, exactly once"
-SINK_UPSERT: Final = "PostgresSink upsert, exactly once"
-POSTGRES_MODES: Final = (LIMIT_COPY, ALOS_UPSERT, SINK_INSERT, SINK_UPSERT)
-PEERS: Final = {SINK_INSERT: LIMIT_COPY, SINK_UPSERT: ALOS_UPSERT}
-"""Each PostgresSink mode and the mode it is compared with."""
 
 KEY = SchemaBuilder.struct().field("id", Schema.INT64).build()
 VALUE = (
@@ -149,10 +149,10 @@ def run_postgres(
     records = make_records(config.records, config.value_size)
     rows = [(r.value.get("id"), r.value.get("item"), r.value.get("qty")) for r in records]
     bodies: dict[str, Callable[[Any, str], None]] = {
-        LIMIT_COPY: lambda db, table: copy_limit(db, table, rows),
-        ALOS_UPSERT: lambda db, table: alos_upsert(db, table, rows),
-        SINK_INSERT: lambda db, table: run_sink(db, table, "insert", records),
-        SINK_UPSERT: lambda db, table: run_sink(db, table, "upsert", records),
+        LIMIT: lambda db, table: copy_limit(db, table, rows),
+        PG_ALOS_UPSERT: lambda db, table: alos_upsert(db, table, rows),
+        PG_SINK_INSERT: lambda db, table: run_sink(db, table, "insert", records),
+        PG_SINK_UPSERT: lambda db, table: run_sink(db, table, "upsert", records),
     }
     results: list[ModeResult] = []
     verifications: list[Verification] = []
