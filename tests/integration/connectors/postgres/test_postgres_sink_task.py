@@ -193,13 +193,19 @@ def test_a_retried_put_and_a_second_task_write_nothing_twice_and_open_rewinds(
     assert stored(postgres_db) == {(TOPIC, 0): 10}
 
 
+@pytest.mark.parametrize("table_exists", [True, False])
 def test_two_concurrent_task_instances_write_each_record_once(
-    postgres_db: PostgresDatabase, start_task: Callable[..., Any]
+    postgres_db: PostgresDatabase, start_task: Callable[..., Any], table_exists: bool
 ) -> None:
     props = options(postgres_db, **{"pk.mode": "none"})
-    start_task(props).put([order(0, 0)])  # the table exists before the race
+    if table_exists:
+        start_task(props).put([order(0, 0)])
+    else:  # both create it (auto.create), one after the other under an advisory lock
+        props["offsets.table.name"] = "eos.sink_offsets"
+        postgres_db.execute("CREATE SCHEMA eos")
     tasks = [start_task(props), start_task(props)]
-    records = [order(i, i, partition=i % 2) for i in range(1, 2001)]
+    first = 1 if table_exists else 0
+    records = [order(i, i, partition=i % 2) for i in range(first, 2001)]
     errors: list[BaseException] = []
 
     def run(task: Any) -> None:
