@@ -12,6 +12,7 @@ DELTA = "Kafka -> Delta"
 SINK = "Kafka -> file"
 READER = "Kafka -> noop"
 FIRST_RECORD = "first record"
+POSTGRES = "rows -> PostgreSQL"
 WORKS = {
     "file": FILE,
     "generator": GENERATOR,
@@ -19,6 +20,7 @@ WORKS = {
     "sink": SINK,
     "reader": READER,
     "first": FIRST_RECORD,
+    "postgres": POSTGRES,
 }
 """Short names (`--only`) of the works."""
 TIMED_WORKS = (FIRST_RECORD,)
@@ -36,6 +38,9 @@ JOB_FROM_NOTHING = "eosconnect job from nothing"
 SPARK_FLOOR = "Spark: one-row Python stream from nothing"
 QUERY_ON_SESSION = "eosconnect query on a running session"
 CONNECT_FIRST = "Kafka Connect worker, config PUT"
+PG_ALOS_UPSERT = "at-least-once upsert (executemany)"
+PG_SINK_INSERT = "PostgresSink insert, exactly once"
+PG_SINK_UPSERT = "PostgresSink upsert, exactly once"
 
 
 def connect_sink(tasks: int) -> str:
@@ -60,6 +65,8 @@ PEERS: dict[tuple[str, str], str] = {
     (READER, EOSCONNECT_READER): SPARK_KAFKA,
     (FIRST_RECORD, JOB_FROM_NOTHING): CONNECT_FIRST,
     (FIRST_RECORD, QUERY_ON_SESSION): CONNECT_FIRST,
+    (POSTGRES, PG_SINK_INSERT): PG_ALOS_UPSERT,
+    (POSTGRES, PG_SINK_UPSERT): PG_ALOS_UPSERT,
 }
 """(work, mode) -> the mode of the same work it is compared with."""
 
@@ -111,7 +118,7 @@ class BenchConfig:
     """Measured rounds per reader into `noop` (after a warm-up round each; odd: a median)."""
     first_record_runs: int = 3
     """Runs of each first-record mode (the median is kept)."""
-    works: tuple[str, ...] = (FILE, GENERATOR, DELTA, SINK, READER, FIRST_RECORD)
+    works: tuple[str, ...] = (FILE, GENERATOR, DELTA, SINK, READER, FIRST_RECORD, POSTGRES)
     """Which works run."""
 
     def __post_init__(self) -> None:
