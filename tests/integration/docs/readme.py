@@ -33,6 +33,7 @@ COVERAGE: dict[str, str] = {
     # `make demo` the demo job; both run `make setup` first (checked by the unit test).
     "```bash make demo": f"{CI} make demo and make test",
     "make setup": f"{CI} the first step of make demo and make test",
+    "make demo": f"{ELSEWHERE}tests/integration/jobs/test_demo.py::test_demo_stages_print_a_clean_run",
     "make test": f"{CI} .ci/run runs it",
     "make help": "test_make_help_lists_the_targets_the_readme_names",
     "```python import spark_eos_connect": "test_quickstart_streams_the_generator_into_kafka",
@@ -50,7 +51,8 @@ COVERAGE: dict[str, str] = {
     "```bash export EOSCONNECT_BOOTSTRAP_SERVERS=localhost:9092": (
         "test_cli_block_drives_a_registered_connector"
     ),
-    "make docs": "test_make_docs_leaves_a_current_readme_unchanged",
+    "make docs": f"{ELSEWHERE}tests/unit/test_docs_site.py"
+    "::test_the_site_builds_strict_with_the_options_and_api_reference",
     "```python records = (": "test_config_providers_block_resolves_file_and_env_references",
     "```python import json": "test_connect_config_runs_unchanged",
     "eosconnect kafka": f"{ELSEWHERE}tests/integration/security/test_cli_kafka_security.py"
