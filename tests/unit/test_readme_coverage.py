@@ -77,7 +77,8 @@ def test_a_covered_by_comment_covers_the_block_or_paragraph_below_it_only() -> N
     page = (
         "<!-- covered by: tests/unit/x.py::test_a -->\n```bash\nmake new-thing\n```\n\n"
         "```bash\nmake other-thing\n```\n\n"
-        "<!-- covered by: tests/unit/x.py::test_b -->\nRun `make first` and\n`python jobs/x.py`.\n\n"
+        "<!-- covered by: tests/unit/x.py::test_b -->\n"
+        "Run `make first` and\n`python jobs/x.py`.\n\n"
         "Then `make second`.\n"
     )
     found = {s.key: s.covered_by for s in readme.snippets(page)}

@@ -33,7 +33,8 @@ COVERAGE: dict[str, str] = {
     # `make demo` the demo job; both run `make setup` first (checked by the unit test).
     "```bash make demo": f"{CI} make demo and make test",
     "make setup": f"{CI} the first step of make demo and make test",
-    "make demo": f"{ELSEWHERE}tests/integration/jobs/test_demo.py::test_demo_stages_print_a_clean_run",
+    "make demo": f"{ELSEWHERE}tests/integration/jobs/test_demo.py"
+    "::test_demo_stages_print_a_clean_run",
     "make test": f"{CI} .ci/run runs it",
     "make help": "test_make_help_lists_the_targets_the_readme_names",
     "```python import spark_eos_connect": "test_quickstart_streams_the_generator_into_kafka",
