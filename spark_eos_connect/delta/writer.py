@@ -1,4 +1,6 @@
-"""The Delta Lake sink, run per micro-batch on the driver through `foreachBatch` (DESIGN §2.2).
+"""The Delta Lake sink, run per micro-batch on the driver through `foreachBatch`: it "writes each
+micro-batch idempotently (`txnAppId`/`txnVersion`) and keeps its offsets with the data" (the
+project's design).
 
     query = (
         spark.readStream.format("eosconnect").options(**options).load()

@@ -1,4 +1,6 @@
-"""Running a `SinkTask` over one Spark task's Kafka rows (DESIGN §2.2, Connect's WorkerSinkTask).
+"""Running a `SinkTask` over one Spark task's Kafka rows, as Connect's WorkerSinkTask does: "before
+offsets are committed the framework calls `flush`/`pre_commit(current_offsets)` and commits to the
+consumer group `connect-<name>` only what `pre_commit` returned" (the project's design).
 
 Executor side: `run_sink_task` instantiates the task of a `SinkTaskPlan` (`sink.plan`), then
 `initialize`, `start`, `open(partitions)`, `put` in chunks of

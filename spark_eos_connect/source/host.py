@@ -17,7 +17,7 @@ so whatever kills the workers of an executor kills it too.
 
 A task that fails is dropped. When Spark runs its micro-batch again (`attempt` > 0), here or
 on another executor, the fresh task finds in the offsets topic what an earlier attempt
-committed, if one did, and emits those rows (`runtime.replay`); once such a retry succeeds, the
+committed, if one did, and emits those rows (`source.replay`); once such a retry succeeds, the
 host writes the task's RUNNING status over the FAILED one the failure left.
 """
 

@@ -4,7 +4,7 @@ Driver side: `EosConnectKafkaStreamReader` (one per query, in a long-lived Pytho
 each micro-batch as offset ranges below the last stable offsets, so a micro-batch replayed from
 Spark's offsets reads exactly the same records. With a `name`, it also follows the sink
 connector's target state in the config topic and, after a stop, continues from the consumer
-group's offsets (`runtime.sink_lifecycle`). Executor side: `read()` reads one range with a
+group's offsets (`sink.lifecycle`). Executor side: `read()` reads one range with a
 read_committed consumer and yields Arrow batches (rows as in `KAFKA_ROW_DDL`).
 """
 
@@ -98,7 +98,7 @@ def sink_tasks(options: Mapping[str, Any]) -> int | None:
 
 class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """Micro-batches of Kafka records; Spark's offsets are `{"topic": {"partition": offset}}`
-    (plus the reserved keys of `runtime.sink_lifecycle` for a named sink connector)."""
+    (plus the reserved keys of `sink.lifecycle` for a named sink connector)."""
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.config: KafkaReaderConfig = parse_reader_options(options)

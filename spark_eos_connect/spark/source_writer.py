@@ -1,7 +1,7 @@
 """`writeStream.format("eosconnect")` for a source connector's stream.
 
 The source tasks have already written their records and offsets to Kafka, in transactions, by
-the time Spark sees a row (see `runtime.live_task`); each row is a committed record. This writer
+the time Spark sees a row (see `source.task_loop`); each row is a committed record. This writer
 checks that it is attached to the connector it names and reports each micro-batch.
 """
 
