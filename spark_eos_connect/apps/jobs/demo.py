@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -36,6 +37,8 @@ from spark_eos_connect.protocol.offsets_format import decode_offset_key, decode_
 
 TASKS = 2
 RECORDS_PER_TASK = 50_000
+PROGRESS = re.compile(r"^batch \d+: ")
+"""A micro-batch's progress line, as the jobs print it."""
 OFFSETS_TOPIC = "eosconnect-offsets"
 """The worker's offsets topic (the jobs' default `offset.storage.topic`)."""
 
@@ -66,7 +69,9 @@ class Demo:
         self.per_trigger = max(1, TASKS * self.per_task * 2 // 5)  # 2 full batches, then 1
 
     def job(self, module: str, arguments: list[str], fault: str | None) -> int:
-        """Run a job with `python -m`; its stdout is the demo's, its stderr goes to the log."""
+        """Run a job with `python -m`: its stdout is the demo's; of its stderr, the progress
+        lines of its micro-batches (which Spark's Python workers print there) go to stdout too,
+        everything else to the log."""
         env = dict(os.environ)
         env.pop("EOSCONNECT_FAULT", None)
         if fault:
@@ -75,13 +80,20 @@ class Demo:
         common = ["--bootstrap-servers", self.bootstrap, "--until-idle"]
         common += ["--max-records-per-trigger", str(self.per_trigger)]
         sys.stdout.flush()
-        return subprocess.run(
+        with subprocess.Popen(
             command + common,
             env=env,
-            stderr=self.log,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors="replace",
             start_new_session=True,
-            check=False,
-        ).returncode
+        ) as process:
+            assert process.stderr is not None
+            for line in process.stderr:
+                target = sys.stdout if PROGRESS.match(line) else self.log
+                target.write(line)
+                target.flush()
+        return process.returncode
 
     def source_job(self, fault: str | None) -> int:
         arguments = ["--name", self.generator, "--connector-class", "Generator"]

@@ -293,8 +293,9 @@ def test_bench_command_on_a_small_run() -> None:
     generator modes only (the peers' modes start a Connect worker and more Spark queries: the
     full run is `make bench`'s, not the test suite's)."""
     [recipe] = make_targets((REPO / "Makefile").read_text())["bench"][1]
-    assert recipe == "$(PY) " + snippet("python jobs/bench.py").text.removeprefix("python ")
-    argv = shlex.split(snippet("python jobs/bench.py").text)
+    command = snippet("python jobs/bench.py", (REPO / "docs" / "benchmark.md").read_text()).text
+    assert recipe == "$(PY) " + command.removeprefix("python ")
+    argv = shlex.split(command)
     small = ["--records", "2000", "--tasks", "2", "--per-trigger", "1000", "--value-size", "10"]
     small += ["--only", "generator"]
 

@@ -43,5 +43,7 @@ def test_demo_stages_print_a_clean_run(
     [so_far] = re.findall(r"(\d+) records committed so far", result.stdout)
     positions = [int(p) for p in re.findall(r"task \d at (\d+)", resumed)]
     assert len(positions) == 2 and sum(positions) == int(so_far), resumed  # where run 1 stopped
+    assert any(re.match(r"batch \d+: \d+ records committed to Kafka", line) for line in lines)
     assert any(line.startswith("resuming after the table's offsets: ") for line in lines)
+    assert any(re.match(r"batch \d+: \d+ rows written to ", line) for line in lines)
     assert lines[-1].startswith("== verified: all 4000 generated records exactly once in Kafka")
