@@ -69,7 +69,7 @@ dist: setup ## build the wheel and the sdist into dist/ (PEP 517: python -m buil
 
 docs: setup ## regenerate the options reference page, then build the site into site/ (warnings are errors)
 	$(PY) -m spark_eos_connect.apps.docs --write docs/options.md
-	$(VENV)/bin/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 clean: ## remove the venv, jar cache and build leftovers
 	rm -rf $(VENV) $(EOSCONNECT_JARS_DIR) dist build .mypy_cache .ruff_cache .pytest_cache *.egg-info spark-warehouse metastore_db derby.log .demo site
