@@ -1,4 +1,5 @@
-"""Reading Kafka topics as a stream of offset ranges (the sink side's input, DESIGN §2.2).
+"""Reading Kafka topics as a stream of offset ranges, the sink side's input: "read_committed,
+offset ranges planned on the driver, Arrow batches, admission control" (the project's design).
 
 Driver side: `KafkaReaderConfig` (options), `KafkaMetadata` (the subscribed partitions and
 where a new query starts, over `kafka.topic_offsets`) and the pure planning functions

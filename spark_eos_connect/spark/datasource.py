@@ -6,7 +6,7 @@ otherwise the rows of a source connector are written to Kafka exactly once.
 
 A source connector's whole config is checked when the stream is defined (`load()` asks for the
 schema): every problem is raised at once, before anything is written
-(`runtime.source_validation`), and options nothing reads are logged as warnings.
+(`source.validation`), and options nothing reads are logged as warnings.
 
 Each of Spark's Python processes (the data source's planning, reading, writing and committing
 ones) imports this module; the readers and writers are imported only where they are used, so

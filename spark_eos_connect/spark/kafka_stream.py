@@ -113,7 +113,7 @@ def sink_tasks(options: Mapping[str, Any]) -> int | None:
 
 class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """Micro-batches of Kafka records; Spark's offsets are `{"topic": {"partition": offset}}`
-    (plus the reserved keys of `runtime.sink_lifecycle` for a named sink connector)."""
+    (plus the reserved keys of `sink.lifecycle` for a named sink connector)."""
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.config: KafkaReaderConfig = parse_reader_options(options)

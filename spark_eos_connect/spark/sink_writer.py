@@ -65,13 +65,17 @@ def check_row_schema(schema: StructType) -> None:
 
 
 def summarize(batch_id: int, group: str, results: list[SinkTaskResult], committed: int) -> str:
-    """The one-line summary printed for each micro-batch."""
-    return (
-        f"batch {batch_id}: {sum(r.records_put for r in results)} records put, "
-        f"{sum(r.records_filtered for r in results)} filtered by transforms, "
-        f"{sum(r.records_failed for r in results)} failed records tolerated, "
-        f"{committed} partition offsets committed to {group} ({len(results)} tasks)"
-    )
+    """The one-line summary printed for each micro-batch; counts that are 0 are left out."""
+    parts = [f"batch {batch_id}: {sum(r.records_put for r in results)} records put"]
+    filtered = sum(r.records_filtered for r in results)
+    failed = sum(r.records_failed for r in results)
+    if filtered:
+        parts.append(f"{filtered} filtered by transforms")
+    if failed:
+        parts.append(f"{failed} failed records tolerated")
+    if committed:
+        parts.append(f"{committed} partition offsets committed to {group}")
+    return ", ".join(parts) + f" ({len(results)} tasks)"
 
 
 class EosConnectSinkStreamWriter(DataSourceStreamArrowWriter):
