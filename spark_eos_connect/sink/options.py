@@ -231,7 +231,7 @@ def unknown_sink_options(
         | {TRANSFORMS, PREDICATES, *ACCEPTED_VALUES, *SPARK_WRITER_OPTIONS}
         | own
     )
-    prefixes = tuple(f"{p}." for p in (*CONVERTER_OPTIONS, TRANSFORMS, PREDICATES))
+    prefixes = tuple(f"{p}." for p in (*CONVERTER_OPTIONS, TRANSFORMS, PREDICATES, "kafka"))
     return {
         name: f"{unknown_option_message(name, class_name, known)}; the connector ignores it"
         for name in sorted(props)

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
-import re
 import signal
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, Protocol
 
 from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.spark.root_cause import root_cause, root_cause_of
 from spark_eos_connect.spark.session import SessionPlan, current_plan
 
 
@@ -148,24 +150,25 @@ def job_kafka_client(options: Mapping[str, Any]) -> dict[str, str]:
     return resolved
 
 
-LOGIN_CHECK_TIMEOUT_S = 10.0
-"""How long `check_kafka_login` waits for the brokers' answer before leaving it to the query."""
+KAFKA_CHECK_TIMEOUT_S = 8.0
+"""How long `check_kafka` waits for the brokers' first answer before the job gives up."""
 
 
-def check_kafka_login(options: Mapping[str, Any]) -> None:
-    """Before the job starts Spark: when its Kafka settings log in (SASL or SSL) and the
-    brokers refuse the credentials or the certificate, fail at once with that refusal as the
-    one error (`KafkaAuthenticationError`), not after the JVM, the session and a failed query.
-    Brokers that do not answer within `LOGIN_CHECK_TIMEOUT_S` are left to the query's own
-    waits, which name the address."""
-    from spark_eos_connect.kafka.clients import KafkaTimeoutError
+def check_kafka(options: Mapping[str, Any]) -> None:
+    """Before the job starts Spark: fail at once, with one error naming what is wrong, when
+    the brokers refuse the credentials or the certificate (`KafkaAuthenticationError`), when
+    every `kafka.bootstrap.servers` address refuses the connection or does not resolve (in
+    about `REFUSED_GRACE_S`), or when no broker answers within `KAFKA_CHECK_TIMEOUT_S`
+    (`KafkaUnreachableError`), rather than after the JVM, the session and a failed query."""
+    from spark_eos_connect.kafka.clients import KafkaTimeoutError, ensure_reachable
     from spark_eos_connect.kafka.security import authenticates, verify_credentials
 
     client = job_kafka_client(options)
     if not authenticates(client):
+        ensure_reachable(client, KAFKA_CHECK_TIMEOUT_S, fail_fast=True)
         return
-    with contextlib.suppress(KafkaTimeoutError):
-        verify_credentials(client, LOGIN_CHECK_TIMEOUT_S)
+    with contextlib.suppress(KafkaTimeoutError):  # a slow login is left to the query's waits
+        verify_credentials(client, KAFKA_CHECK_TIMEOUT_S)
 
 
 def stop_on_sigterm(query: Any) -> threading.Event:
@@ -265,21 +268,30 @@ class QueryFailedError(EosConnectError):
     """A job's streaming query stopped with an error (named by its root cause)."""
 
 
-_RAISED = re.compile(r"^((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception)): (.+)$", re.M)
+class JobMain(Protocol):
+    """A job's `main(argv=None)`."""
+
+    def __call__(self, argv: list[str] | None = None) -> int: ...
 
 
-_JVM_PACKAGES = ("org.", "java.", "scala.", "io.delta.")
+def job_entry(main: JobMain) -> JobMain:
+    """A job's `main` whose failure ends on one line naming its root cause, exit code 1: the
+    project's own errors (a wrong option, an unreachable broker, a failed query) by their
+    message alone; anything else after its full traceback, by `root_cause_of`."""
 
+    @functools.wraps(main)
+    def run(argv: list[str] | None = None) -> int:
+        job = main.__module__.rsplit(".", 1)[-1]
+        try:
+            return main(argv)
+        except EosConnectError as error:
+            print(f"{job}: {error}", file=sys.stderr, flush=True)
+        except Exception as error:
+            traceback.print_exc()
+            print(f"{job}: failed: {root_cause_of(error)}", file=sys.stderr, flush=True)
+        return 1
 
-def root_cause(text: str) -> str:
-    """The last `module.SomeError: message` line of a failed query's error text, which holds
-    Spark's wrappers, the Python worker's traceback and JVM frames; all of it when none."""
-    raised = _RAISED.findall(text)
-    python = [found for found in raised if not found[0].startswith(_JVM_PACKAGES)]
-    if not raised:
-        return text
-    name, message = (python or raised)[-1]
-    return f"{name.rsplit('.', 1)[-1]}: {message.strip()}"
+    return run
 
 
 def options_dict(pairs: Sequence[tuple[str, str]], prefix: str = "") -> dict[str, str]:

@@ -20,7 +20,8 @@ from typing import Any
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.job_support import (
     add_common_arguments,
-    check_kafka_login,
+    check_kafka,
+    job_entry,
     job_session,
     kafka_for_job,
     key_value,
@@ -95,6 +96,7 @@ def sink_query(spark: Any, options: dict[str, str], checkpoint: str, trigger: st
     )
 
 
+@job_entry
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     install_from_environment()
@@ -104,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
         options = connector_options(args, bootstrap)
-        check_kafka_login(options)
+        check_kafka(options)
         spark = job_session(plan, args.verbose)
         query = sink_query(spark, options, args.checkpoint, args.trigger_interval)
         run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query))

@@ -15,7 +15,8 @@ import sys
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.job_support import (
     add_common_arguments,
-    check_kafka_login,
+    check_kafka,
+    job_entry,
     job_kafka_client,
     job_session,
     kafka_for_job,
@@ -110,6 +111,7 @@ def source_options(args: argparse.Namespace, kafka: dict[str, str]) -> dict[str,
     }
 
 
+@job_entry
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     install_from_environment()
@@ -121,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         kafka = {"kafka.bootstrap.servers": bootstrap, **options_dict(args.kafka, "kafka.")}
         options = source_options(args, kafka)
         client = job_kafka_client(options)  # a bad reference fails here, before any write
-        check_kafka_login(options)
+        check_kafka(options)
         spark = job_session(plan, args.verbose)
         stream = spark.readStream.format("eosconnect").options(**options).load()
         query = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spark_eos_connect.spark.job_support import root_cause
+from spark_eos_connect.spark.root_cause import root_cause
 
 FAILED = """[STREAM_FAILED] Query [id = 26, runId = 02] terminated with exception: \
 [PYTHON_STREAMING_DATA_SOURCE_RUNTIME_ERROR] Failed when Python streaming data source perform \
