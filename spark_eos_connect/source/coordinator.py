@@ -225,6 +225,8 @@ class SourceCoordinator:
         self._restart_requests_seen = False
         self._restart_offset: int | None = None
         self._checked_at = 0.0
+        self.taken_over = False
+        """Another driver leads the connector now, or it was deleted."""
         self.connector = ManagedConnector(connector_class, dict(props), config.tasks_max)
 
     @classmethod
@@ -295,6 +297,7 @@ class SourceCoordinator:
         snapshot = self.config_store.read_to_end()
         state = snapshot.target_state(name) or TargetState.STARTED
         if self.generation_commit_offset is not None and not snapshot.contains(name):
+            self.taken_over = True
             raise ConnectorTakenOverError(f"connector {name} was deleted from the config topic")
         self.connector.check_reported_error()
         self._follow_restart_requests(snapshot, state)
@@ -331,6 +334,7 @@ class SourceCoordinator:
         latest = snapshot.latest_commit_offset(name)
         if self.generation_active and latest != self.generation_commit_offset:
             if snapshot.committed_task_count(name) != 0:
+                self.taken_over = True
                 raise ConnectorTakenOverError(
                     f"a newer generation of connector {name} was started by another driver "
                     "(this query is a zombie and stops; its tasks are fenced)"
@@ -426,16 +430,56 @@ class SourceCoordinator:
         ]
 
     def stop(self) -> None:
-        """Stop the connector; its tasks are no longer assigned to anyone."""
+        """The query stops: stop the connector, abort what its tasks left open, and report the
+        connector and its tasks UNASSIGNED (a FAILED connector keeps its trace; a STOPPED one
+        stays STOPPED), as a Connect worker does when it leaves.
+
+        A batch the stop interrupted may have left a task's transaction open until the
+        broker's `transaction.timeout.ms`: fencing the tasks' producers aborts it now. Not when
+        another driver leads the connector (`still_leading`): its producers must not be fenced.
+        """
+        failed = self.connector.phase is ConnectorPhase.FAILED
+        trace = self.connector.trace
+        tasks = len(self.task_configs)
         self.connector.stop()
-        if self.state is TargetState.STARTED:
-            self.report_status(StatusState.UNASSIGNED, StatusState.UNASSIGNED)
-        if self.leader is not None:
-            self.leader.close()
-        self.config_store.close()
-        self.primary_view.close()
-        if self.global_view is not None:
-            self.global_view.close()
+        try:
+            leading = self.still_leading()
+            if leading and self.generation_active and self.config.exactly_once:
+                for task in range(self.config.tasks_max):
+                    self._fence_task(task)
+            if leading and self.state in (TargetState.STARTED, TargetState.PAUSED):
+                state = StatusState.FAILED if failed else StatusState.UNASSIGNED
+                self._report_leaving(state, trace if failed else None, tasks)
+        finally:
+            if self.leader is not None:
+                self.leader.close()
+            self.config_store.close()
+            self.primary_view.close()
+            if self.global_view is not None:
+                self.global_view.close()
+
+    def _report_leaving(self, state: StatusState, trace: str | None, tasks: int) -> None:
+        """The connector's last status from this driver, its `tasks` tasks UNASSIGNED."""
+        name, me = self.config.name, worker_id()
+        self.status_store.put_connector_status(name, state, me, self.generation, trace)
+        for task in range(tasks):
+            self.status_store.put_task_status(
+                name, task, StatusState.UNASSIGNED, me, self.generation
+            )
+
+    def still_leading(self) -> bool:
+        """Whether the connector's latest generation in the config topic is this driver's (or
+        none was led yet) and it was neither taken over nor deleted."""
+        if self.taken_over:
+            return False
+        if self.generation_commit_offset is None:
+            return True
+        snapshot = self.config_store.read_to_end()
+        name = self.config.name
+        return snapshot.contains(name) and (
+            snapshot.latest_commit_offset(name) == self.generation_commit_offset
+            or snapshot.committed_task_count(name) == 0
+        )
 
 
 def _identity(partition: dict[str, Any]) -> str:

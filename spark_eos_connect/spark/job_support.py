@@ -256,6 +256,13 @@ def run_query(
                 idle = watch.update(query.recentProgress)
             query.awaitTermination(0.5)
         if query.isActive:
+            if stop_requested.is_set():
+                print(
+                    "signal received: stopping the query once its running micro-batch is "
+                    "committed (no new one starts)",
+                    file=sys.stderr,
+                    flush=True,
+                )
             stop_between_batches(query)
         query.awaitTermination()
     error = query.exception()
