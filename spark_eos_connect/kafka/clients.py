@@ -212,6 +212,12 @@ def ensure_topic(
     return True
 
 
+def topic_names(config: Mapping[str, Any], timeout_s: float = 10.0) -> set[str]:
+    """The names of the cluster's topics (internal ones included) that exist without error."""
+    topics = _list_topics(admin_client(config), timeout_s)
+    return {name for name, meta in topics.items() if meta.error is None}
+
+
 def _list_topics(admin: AdminClient, timeout_s: float, topic: str | None = None) -> dict[str, Any]:
     """The cluster's topics (or only `topic`), retried while brokers come and go."""
 

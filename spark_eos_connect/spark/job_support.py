@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import logging
 import os
 import signal
 import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol
@@ -20,6 +21,8 @@ from typing import Any, Protocol
 from spark_eos_connect.errors import ConfigError, EosConnectError
 from spark_eos_connect.spark.root_cause import root_cause, root_cause_of
 from spark_eos_connect.spark.session import SessionPlan, current_plan
+
+log = logging.getLogger(__name__)
 
 
 def key_value(text: str) -> tuple[str, str]:
@@ -219,6 +222,10 @@ class IdleWatch:
         self._seen: set[tuple[int, bool]] = set()
         self._empty_batches = 0
         self.idle = False
+        self.records = 0
+        """Input rows of the micro-batches seen so far."""
+        self.batches = 0
+        """Micro-batches that ran."""
 
     def update(self, events: Sequence[Mapping[str, Any]]) -> bool:
         """Take the events not seen yet (oldest first); whether the source is idle now."""
@@ -228,6 +235,8 @@ class IdleWatch:
             if key in self._seen:
                 continue
             self._seen.add(key)
+            self.records += int(event["numInputRows"])
+            self.batches += int(ran)
             if event["numInputRows"] > 0:
                 self._empty_batches = 0
             elif not ran:
@@ -238,23 +247,72 @@ class IdleWatch:
         return self.idle
 
 
+WARN_EVERY_S = 30.0
+"""How often `run_query` repeats the warnings about a query that does nothing."""
+
+
+class NoOpWarnings:
+    """Says, on the job's standard error, why its query would do nothing: when it starts,
+    again every `WARN_EVERY_S` while that persists (`check` returns the current warnings)."""
+
+    def __init__(self, check: Callable[[], list[str]] | None) -> None:
+        self._check = check
+        self._said_at: float | None = None
+        self.current: list[str] = []
+
+    def say_if_due(self) -> None:
+        """Check and say the warnings, if `WARN_EVERY_S` passed since they were said."""
+        now = time.monotonic()
+        if self._check is None or (
+            self._said_at is not None and now - self._said_at < WARN_EVERY_S
+        ):
+            return
+        self._said_at = now
+        try:
+            self.current = self._check()
+        except EosConnectError as error:  # the check is advice: the query reports real errors
+            log.debug("checking for no-ops: %s", error)
+            return
+        for warning in self.current:
+            print(warning, file=sys.stderr, flush=True)
+
+
 def run_query(
-    query: Any, until_idle: bool, timeout_s: float | None, stop_requested: threading.Event
+    query: Any,
+    until_idle: bool,
+    timeout_s: float | None,
+    stop_requested: threading.Event,
+    options: Mapping[str, Any] | None = None,
 ) -> bool:
     """Wait until the source is idle (`IdleWatch`), the time is up, a signal arrives or the
-    query fails; then stop it between two micro-batches. False when a signal asked for it."""
+    query fails; then stop it between two micro-batches. Why a query of stream `options`
+    would do nothing (`job_no_op_warnings`) is warned about at the start and while it persists,
+    and the last line printed says what the query did and why it stopped. False when a
+    signal asked for the stop."""
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     watch = IdleWatch()
+    warnings = NoOpWarnings(None if options is None else lambda: job_no_op_warnings(options))
     idle = False
+    reason = "the query ended"
     from pyspark.errors import StreamingQueryException
 
     with contextlib.suppress(StreamingQueryException):  # reported below, by its root cause
         while query.isActive and not idle:
-            if stop_requested.is_set() or (deadline is not None and time.monotonic() > deadline):
+            warnings.say_if_due()
+            if stop_requested.is_set():
+                reason = "stopped on a signal"
                 break
-            if until_idle:
-                idle = watch.update(query.recentProgress)
+            if deadline is not None and time.monotonic() > deadline:
+                reason = f"--timeout {timeout_s:g} s reached"
+                break
+            idle = watch.update(query.recentProgress) and until_idle
             query.awaitTermination(0.5)
+        if idle:
+            reason = "idle: no new records"
+            if warnings.current:
+                reason += (
+                    " (" + "; ".join(w.removeprefix("WARNING: ") for w in warnings.current) + ")"
+                )
         if query.isActive:
             if stop_requested.is_set():
                 print(
@@ -268,7 +326,37 @@ def run_query(
     error = query.exception()
     if error is not None:
         raise QueryFailedError(f"the streaming query failed: {root_cause(str(error))}")
+    watch.update(query.recentProgress)
+    print(f"done: {watch.records} records in {watch.batches} micro-batches; {reason}", flush=True)
     return not stop_requested.is_set()
+
+
+def job_no_op_warnings(options: Mapping[str, Any]) -> list[str]:
+    """`runtime.no_ops`'s warnings for a job's stream options: a FileStreamSource's missing
+    `file`; `topics` that do not exist and a `topics.regex` matching none (the cluster asked)."""
+    from spark_eos_connect.runtime.no_ops import missing_file_warning, missing_topic_warnings
+
+    lowered = {str(k).lower(): v for k, v in options.items()}
+    warnings = []
+    name = str(lowered.get("connector.class") or "")
+    file = lowered.get("file")
+    if name and file:
+        from spark_eos_connect.plugins.connectors import resolve_connector_class
+
+        try:
+            cls_name = resolve_connector_class(name).__name__
+        except EosConnectError:
+            cls_name = ""
+        found = missing_file_warning(cls_name, str(file), Path(str(file)).exists())
+        warnings += [found] if found else []
+    topics = [t.strip() for t in str(lowered.get("topics") or "").split(",") if t.strip()]
+    regex = lowered.get("topics.regex")
+    if topics or regex:
+        from spark_eos_connect.kafka.clients import topic_names
+
+        existing = topic_names(job_kafka_client(options))
+        warnings += missing_topic_warnings(topics, str(regex) if regex else None, existing)
+    return warnings
 
 
 class QueryFailedError(EosConnectError):

@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
             .trigger(processingTime=args.trigger_interval)
             .start()
         )
-        run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query))
+        run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query), options)
         spark.stop()
     return 0
 

@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         check_kafka(options)
         spark = job_session(plan, args.verbose)
         query = sink_query(spark, options, args.checkpoint, args.trigger_interval)
-        run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query))
+        run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query), options)
         spark.stop()
     return 0
 

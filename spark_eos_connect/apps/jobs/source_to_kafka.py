@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             .start()
         )
         try:
-            run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query))
+            run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query), options)
         finally:
             # A batch interrupted by the stop may have left a transaction open: abort it now
             # rather than when the broker's transaction timeout expires.
