@@ -230,9 +230,12 @@ def _run_rest(args: argparse.Namespace) -> int:
     from spark_eos_connect.rest.guards import max_request_bytes
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    from spark_eos_connect.rest.listen import check_port_free
+
     try:
         limit = max_request_bytes(args.max_request_bytes)
         tls, auth = _rest_security(args)
+        check_port_free(args.host, args.port)
         herder = _herder(args)
     except (_UsageError, ConfigError) as error:
         print(f"eosconnect rest: {error}", file=sys.stderr)

@@ -137,6 +137,18 @@ def kafka_for_job(bootstrap_servers: str | None, plan: SessionPlan | None = None
         yield broker.bootstrap_servers
 
 
+QUIET_KAFKA_LOG_LEVEL = "3"
+"""librdkafka's `log_level` in a job unless --verbose: errors, not its informational lines
+(a `BGQUEUE ... Purging` line per client closed, reconnects)."""
+
+
+def quiet_kafka_logs(options: Mapping[str, str], verbose: bool) -> dict[str, str]:
+    """`options` with `kafka.log_level` set to `QUIET_KAFKA_LOG_LEVEL` unless `verbose` or set."""
+    if verbose or "kafka.log_level" in options:
+        return dict(options)
+    return {**options, "kafka.log_level": QUIET_KAFKA_LOG_LEVEL}
+
+
 def job_kafka_client(options: Mapping[str, Any]) -> dict[str, str]:
     """The librdkafka settings of a job's own Kafka clients (creating its topic, fencing on
     SIGTERM): the `kafka.`-prefixed `options` of the stage they serve, with their

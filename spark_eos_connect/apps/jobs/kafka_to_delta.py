@@ -28,6 +28,7 @@ from spark_eos_connect.spark.job_support import (
     key_value,
     options_dict,
     plan_job_session,
+    quiet_kafka_logs,
     run_query,
     stop_on_sigterm,
 )
@@ -136,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     plan = plan_job_session(f"kafka_to_delta-{args.name}", args.master, extra)
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
         options = connector_options(args, bootstrap)
+        if args.reader == "eosconnect":  # librdkafka's setting; Spark's reader is Java's client
+            options = quiet_kafka_logs(options, args.verbose)
         check_kafka(options)
         spark = job_session(plan, args.verbose)
         sink = delta_sink(options)

@@ -27,6 +27,7 @@ from spark_eos_connect.spark.job_support import (
     key_value,
     options_dict,
     plan_job_session,
+    quiet_kafka_logs,
     run_query,
     stop_on_sigterm,
 )
@@ -105,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         f"kafka_to_sink-{args.name}", args.master, options_dict(args.conf), delta=False
     )
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
-        options = connector_options(args, bootstrap)
+        options = quiet_kafka_logs(connector_options(args, bootstrap), args.verbose)
         check_kafka(options)
         spark = job_session(plan, args.verbose)
         query = sink_query(spark, options, args.checkpoint, args.trigger_interval)

@@ -23,6 +23,7 @@ from spark_eos_connect.spark.job_support import (
     key_value,
     options_dict,
     plan_job_session,
+    quiet_kafka_logs,
     run_query,
     stop_on_sigterm,
 )
@@ -121,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
         kafka = {"kafka.bootstrap.servers": bootstrap, **options_dict(args.kafka, "kafka.")}
+        kafka = quiet_kafka_logs(kafka, args.verbose)
         options = source_options(args, kafka)
         client = job_kafka_client(options)  # a bad reference fails here, before any write
         check_kafka(options)

@@ -81,6 +81,8 @@ def test_a_source_job_that_ends_leaves_its_connector_unassigned(
     done = run_job("source_to_kafka.py", *args, *([end] if end == "--until-idle" else [end, "20"]))
 
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "|BGQUEUE|" not in done.stderr, "librdkafka's informational lines stay out"
+    assert done.stdout.strip().splitlines()[-1].startswith("done: 3 records in ")
     assert_unassigned_soon(kafka_config, name, tasks=1)
     assert_no_open_transaction(kafka_config, topic, 1)
 

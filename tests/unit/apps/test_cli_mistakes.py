@@ -75,3 +75,24 @@ def test_librdkafka_logs_critical_lines_only_unless_verbose(
     args = build_parser().parse_args(["status", "x", "--bootstrap-servers", "b:9092", *extra])
 
     assert _kafka_settings(args).get("log_level") == level
+
+
+def test_rest_on_a_busy_port_says_so_before_anything_starts() -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+
+        done, took = eosconnect(
+            "rest", "--port", str(port), "--bootstrap-servers", f"127.0.0.1:{free_port()}"
+        )
+
+    assert done.returncode == 1
+    assert took < 10
+    assert "Application startup complete" not in done.stderr + done.stdout
+    assert done.stderr.strip().splitlines() == [
+        f"eosconnect rest: cannot listen on 127.0.0.1:{port}: Address already in use; choose "
+        "another --port or stop what listens there"
+    ]

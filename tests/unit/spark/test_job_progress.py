@@ -39,3 +39,14 @@ def test_no_op_warnings_are_said_at_once_and_again_while_they_persist(
 
     assert capsys.readouterr().err.splitlines() == ['WARNING: topic "x" does not exist'] * 2
     assert warnings.current == []
+
+
+def test_jobs_keep_librdkafkas_informational_lines_out_unless_verbose() -> None:
+    from spark_eos_connect.spark.job_support import quiet_kafka_logs
+
+    options = {"kafka.bootstrap.servers": "b:9092"}
+
+    assert quiet_kafka_logs(options, verbose=False)["kafka.log_level"] == "3"
+    assert "kafka.log_level" not in quiet_kafka_logs(options, verbose=True)
+    given = {**options, "kafka.log_level": "7"}
+    assert quiet_kafka_logs(given, verbose=False)["kafka.log_level"] == "7"
