@@ -80,7 +80,12 @@ class EosConnectDataSource(DataSource):
         return COMMITTED_ROW_DDL
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
-        """Driver: Kafka topics' or a source connector's micro-batches."""
+        """Driver: Kafka topics' or a source connector's micro-batches. The reader's `stop`
+        (the connector's UNASSIGNED status, aborting open transactions) survives the SIGTERM
+        Spark sends this process when the query stops (`worker_signals`)."""
+        from spark_eos_connect.spark.worker_signals import finish_stop_on_sigterm
+
+        finish_stop_on_sigterm()
         if reads_kafka(self.options):
             from spark_eos_connect.spark.kafka_stream import EosConnectKafkaStreamReader
 

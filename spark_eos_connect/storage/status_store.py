@@ -90,7 +90,7 @@ class KafkaStatusStore(StatusWrites):
                 if key is None:
                     self._snapshot.skipped += 1
                 else:
-                    self._snapshot.apply(key, record.value)
+                    self._snapshot.apply(key, record.value, record.timestamp)
                 self._positions[record.partition] = record.offset + 1
             return self._snapshot
 
