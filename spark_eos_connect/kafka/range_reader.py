@@ -84,7 +84,7 @@ def _offset(message: Message) -> int:
 
 def _constant(value: Any, type_: pa.DataType, rows: int) -> pa.Array:
     """`rows` copies of `value` (a dictionary decoded: no Python object per row)."""
-    indices = pa.nulls(rows, pa.int32()).fill_null(0)
+    indices = pa.array(np.zeros(rows, dtype=np.int32))  # not fill_null: it imports pandas
     return pa.DictionaryArray.from_arrays(indices, pa.array([value], type_)).dictionary_decode()
 
 
