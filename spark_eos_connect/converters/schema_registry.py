@@ -27,6 +27,7 @@ __all__ = [
     "RegistryUnreachableError",
     "RegisteredSchema",
     "frame",
+    "mock_client",
     "unframe",
 ]
 
@@ -233,6 +234,12 @@ def client_config(options: Mapping[str, Any]) -> dict[str, Any]:
     if password is not None:
         conf["ssl.key.password"] = password.value if isinstance(password, Password) else password
     return conf
+
+
+def mock_client(url: str) -> Any:
+    """confluent-kafka's in-process mock registry that this process's converters with the
+    `mock://` URL `url` share (made on first use), e.g. to register schemas in tests."""
+    return _new_client({"url": url})
 
 
 def _new_client(conf: dict[str, Any]) -> Any:
