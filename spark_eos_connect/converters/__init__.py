@@ -5,8 +5,8 @@ Each writes the very bytes its Connect namesake writes and reads them back into 
 `replace.null.with.default`, `schemas.cache.size`), `StringConverter` (`converter.encoding`),
 `ByteArrayConverter`, the numeric `Short/Integer/Long/Float/DoubleConverter`, and
 `SimpleHeaderConverter` for headers; and Confluent's Schema Registry converters `AvroConverter`
-and `JsonSchemaConverter` (`schema.registry.url`, ...). Build them by Connect class name or short name with
-`make_converter` / `make_header_converter`.
+and `JsonSchemaConverter` (`schema.registry.url`, ...). Build them by Connect class name or
+short name with `make_converter` / `make_header_converter`.
 """
 
 from __future__ import annotations

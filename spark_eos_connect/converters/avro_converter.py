@@ -54,9 +54,7 @@ class AvroConverter(SchemaRegistryConverter):
 
     schema_type = "AVRO"
 
-    def configure(
-        self, configs: Any, converter_type: ConverterType, prefix: str = ""
-    ) -> None:
+    def configure(self, configs: Any, converter_type: ConverterType, prefix: str = "") -> None:
         """Read the options; reset the schema caches."""
         super().configure(configs, converter_type, prefix)
         self._writers: BoundedCache = BoundedCache(self.cache_size)
@@ -72,7 +70,9 @@ class AvroConverter(SchemaRegistryConverter):
         if found is None:
             avro = avro_data.from_connect_schema(schema)
             text = json.dumps(avro, separators=(",", ":"))
-            found = self._writers.put(schema, _Writer(text, avro_data.record_name(avro), _parse(avro)))
+            found = self._writers.put(
+                schema, _Writer(text, avro_data.record_name(avro), _parse(avro))
+            )
         return found
 
     def from_connect_data(self, topic: str, schema: Schema | None, value: Any) -> bytes | None:

@@ -109,7 +109,8 @@ def _split(full_name: str) -> dict[str, str]:
 
 
 class _ToAvro:
-    """One Connect schema's conversion: the named types defined so far (Avro defines a name once)."""
+    """One Connect schema's conversion, with the named types defined so far (Avro defines a
+    name once)."""
 
     def __init__(self) -> None:
         self.defined: dict[str, AvroSchema] = {}
@@ -474,9 +475,7 @@ class _ToConnect:
         for index, field in enumerate(avro.get("fields", ())):
             fs = self.schema(field["type"], space)
             if "default" in field and field["default"] is not None:
-                fs = dataclasses.replace(
-                    fs, default_value=to_connect_default(fs, field["default"])
-                )
+                fs = dataclasses.replace(fs, default_value=to_connect_default(fs, field["default"]))
             fields.append(Field(field["name"], index, fs))
         name = None if full.startswith(DEFAULT_RECORD_NAME) else full
         base = Schema(Type.STRUCT, name=name, doc=avro.get("doc"), fields=tuple(fields))

@@ -49,7 +49,7 @@ _JSON_TYPE = {
     Type.STRING: "string",
     Type.BYTES: "string",
 }
-_LOGICAL = {
+_LOGICAL: dict[str, Any] = {
     Decimal.LOGICAL_NAME: Decimal,
     Date.LOGICAL_NAME: Date,
     Time.LOGICAL_NAME: Time,
@@ -89,8 +89,7 @@ def _base(schema: Schema) -> dict[str, Any]:
         out[CONNECT_TYPE] = "map"
     else:
         properties = {
-            f.name: {**from_connect_schema(f.schema), CONNECT_INDEX: f.index}
-            for f in schema.fields
+            f.name: {**from_connect_schema(f.schema), CONNECT_INDEX: f.index} for f in schema.fields
         }
         out = {"type": "object", "properties": properties, "additionalProperties": False}
     if schema.name is not None:
@@ -205,8 +204,10 @@ def from_connect_value(schema: Schema, value: Any) -> Any:
     if value is None:
         if not schema.optional and schema.default_value is None:
             raise DataError(f"Found null value for non-optional schema {schema!r}")
-        return None if schema.default_value is None else from_connect_value(
-            schema, schema.default_value
+        return (
+            None
+            if schema.default_value is None
+            else from_connect_value(schema, schema.default_value)
         )
     if schema.name == Decimal.LOGICAL_NAME:
         Decimal.from_logical(schema, value)  # checks the scale

@@ -22,10 +22,10 @@ from spark_eos_connect.errors import ConfigError, DataError, RetriableError
 __all__ = [
     "MAGIC_BYTE",
     "REGISTRY_CONFIG_DEF",
+    "RegisteredSchema",
     "RegistryClient",
     "RegistryError",
     "RegistryUnreachableError",
-    "RegisteredSchema",
     "frame",
     "mock_client",
     "unframe",

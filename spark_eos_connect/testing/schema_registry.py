@@ -113,7 +113,10 @@ class SchemaRegistryDouble:
     def start(self) -> SchemaRegistryDouble:
         """Serve in a daemon thread."""
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="schema-registry-double", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="schema-registry-double",
+            daemon=True,
         )
         self._thread.start()
         return self

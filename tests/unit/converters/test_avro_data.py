@@ -13,7 +13,6 @@ from spark_eos_connect.api.data import (
     Decimal,
     Schema,
     SchemaBuilder,
-    Struct,
     Time,
     Timestamp,
 )

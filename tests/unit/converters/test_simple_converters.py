@@ -160,7 +160,7 @@ def test_factory_names_and_errors() -> None:
     )
     assert isinstance(make_header_converter("SimpleHeaderConverter", {}), SimpleHeaderConverter)
     assert isinstance(make_header_converter("JsonConverter", {}), JsonConverter)
-    unknown = r"Unknown converter 'ProtobufConverter' for configuration value\.converter; known .*Json"
+    unknown = r"Unknown converter .ProtobufConverter. for configuration value\.converter; known"
     with pytest.raises(ConfigError, match=unknown):
         make_converter("ProtobufConverter", {}, False)
     with pytest.raises(ConfigError, match=r"configuration key\.converter"):
