@@ -12,6 +12,7 @@ DELTA = "Kafka -> Delta"
 SINK = "Kafka -> file"
 READER = "Kafka -> noop"
 FIRST_RECORD = "first record"
+CONVERTERS = "converters (no Kafka)"
 WORKS = {
     "file": FILE,
     "generator": GENERATOR,
@@ -19,6 +20,7 @@ WORKS = {
     "sink": SINK,
     "reader": READER,
     "first": FIRST_RECORD,
+    "converters": CONVERTERS,
 }
 """Short names (`--only`) of the works."""
 TIMED_WORKS = (FIRST_RECORD,)
@@ -60,6 +62,8 @@ PEERS: dict[tuple[str, str], str] = {
     (READER, EOSCONNECT_READER): SPARK_KAFKA,
     (FIRST_RECORD, JOB_FROM_NOTHING): CONNECT_FIRST,
     (FIRST_RECORD, QUERY_ON_SESSION): CONNECT_FIRST,
+    (CONVERTERS, "AvroConverter, source path"): "JsonConverter, source path",
+    (CONVERTERS, "AvroConverter, sink path"): "JsonConverter, sink path",
 }
 """(work, mode) -> the mode of the same work it is compared with."""
 
@@ -111,7 +115,7 @@ class BenchConfig:
     """Measured rounds per reader into `noop` (after a warm-up round each; odd: a median)."""
     first_record_runs: int = 3
     """Runs of each first-record mode (the median is kept)."""
-    works: tuple[str, ...] = (FILE, GENERATOR, DELTA, SINK, READER, FIRST_RECORD)
+    works: tuple[str, ...] = (FILE, GENERATOR, DELTA, SINK, READER, FIRST_RECORD, CONVERTERS)
     """Which works run."""
 
     def __post_init__(self) -> None:
