@@ -124,6 +124,10 @@ class AvroConverter(SchemaRegistryConverter):
             )
         return found
 
+    def connect_schema(self, schema_id: int) -> Schema:
+        """The Connect schema values framed with `schema_id` read as."""
+        return self._reader(schema_id, "").connect
+
     def to_connect_data(self, topic: str, data: bytes | None) -> SchemaAndValue:
         """The Connect schema and value of framed Avro bytes (the writer's schema by its id)."""
         if data is None:

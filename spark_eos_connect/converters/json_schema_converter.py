@@ -52,12 +52,12 @@ class JsonSchemaConverter(SchemaRegistryConverter):
             schema_id = self.writer_schema_id(topic, title, text)
         return frame(schema_id, json_schema_data.dumps_value(schema, value).encode())
 
-    def to_connect_data(self, topic: str, data: bytes | None) -> SchemaAndValue:
-        """The Connect schema and value of framed JSON bytes (the writer's schema by its id)."""
-        if data is None:
-            return SchemaAndValue.NULL
-        schema_id, payload = unframe(data, topic)
-        schema = self._readers.get(schema_id)
+    def connect_schema(self, schema_id: int) -> Schema:
+        """The Connect schema values framed with `schema_id` read as."""
+        return self._schema(schema_id, "")
+
+    def _schema(self, schema_id: int, topic: str) -> Schema:
+        schema: Schema | None = self._readers.get(schema_id)
         if schema is None:
             registered = self.client.by_id(schema_id)
             if registered.schema_type.upper() != "JSON":
@@ -67,6 +67,15 @@ class JsonSchemaConverter(SchemaRegistryConverter):
                 )
             parsed = json.loads(registered.schema_str)
             schema = self._readers.put(schema_id, json_schema_data.to_connect_schema(parsed))
+        assert schema is not None
+        return schema
+
+    def to_connect_data(self, topic: str, data: bytes | None) -> SchemaAndValue:
+        """The Connect schema and value of framed JSON bytes (the writer's schema by its id)."""
+        if data is None:
+            return SchemaAndValue.NULL
+        schema_id, payload = unframe(data, topic)
+        schema = self._schema(schema_id, topic)
         try:
             value = json_schema_data.loads_value(schema, payload)
         except DataError as error:

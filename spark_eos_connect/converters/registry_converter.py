@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from spark_eos_connect.api.config import ConfigDef
+from spark_eos_connect.api.data import Schema
 from spark_eos_connect.converters.base import Converter, ConverterType, parse_options
 from spark_eos_connect.converters.schema_registry import (
     AUTO_REGISTER,
@@ -86,6 +87,11 @@ class SchemaRegistryConverter(Converter):
         if self._client is None:
             raise ConfigError("the converter is not configured (schema.registry.url)")
         return self._client
+
+    def connect_schema(self, schema_id: int) -> Schema:
+        """The Connect schema of the registry's schema `schema_id` (what values framed with that
+        id read as)."""
+        raise NotImplementedError
 
     def subject(self, topic: str, record_name: str) -> str:
         """The subject of a key or value of `topic` whose schema is named `record_name`."""
