@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export EOSCONNECT_JARS_DIR ?= $(CURDIR)/.jars
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: help setup jars demo test test-cluster test-failover unit integration lint bench docs dist clean
+.PHONY: help setup postgres jars demo test test-cluster test-failover unit integration lint bench docs dist clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -13,7 +13,7 @@ help: ## list the targets
 $(VENV)/.installed: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q -e ".[dev,docs]"
 	touch $@
 
 $(EOSCONNECT_JARS_DIR)/.fetched: $(VENV)/.installed $(wildcard spark_eos_connect/jvm/*-pom.xml)
@@ -26,7 +26,15 @@ $(EOSCONNECT_JARS_DIR)/.class-archive: $(VENV)/.installed $(EOSCONNECT_JARS_DIR)
 	$(PY) -m spark_eos_connect.spark.class_archive_training
 	touch $@
 
-setup: $(VENV)/.installed $(EOSCONNECT_JARS_DIR)/.fetched $(EOSCONNECT_JARS_DIR)/.class-archive ## venv, Python packages, Kafka and Delta jars, the driver's class archive (idempotent)
+setup: postgres $(VENV)/.installed $(EOSCONNECT_JARS_DIR)/.fetched $(EOSCONNECT_JARS_DIR)/.class-archive ## venv, Python packages, Kafka and Delta jars, the driver's class archive, PostgreSQL (idempotent)
+
+# The PostgreSQL server package the tests' throwaway clusters run from (testing/postgres.py),
+# installed only where no initdb is found (EOSCONNECT_PG_BIN names another install).
+PG_PACKAGE ?= postgresql-15
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+postgres: ## PostgreSQL's server package for the tests (apt-get, only where initdb is missing)
+	@if [ -n "$$EOSCONNECT_PG_BIN" ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	else $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(PG_PACKAGE); fi
 
 jars: $(EOSCONNECT_JARS_DIR)/.fetched ## fetch the Kafka broker, Kafka Connect and Delta jars from Maven Central
 
@@ -67,8 +75,9 @@ dist: setup ## build the wheel and the sdist into dist/ (PEP 517: python -m buil
 	rm -rf dist
 	$(PY) -m build --outdir dist .
 
-docs: setup ## regenerate the README's options reference from the config definitions
-	$(PY) -m spark_eos_connect.apps.docs --write README.md
+docs: setup ## regenerate the options reference page, then build the site into site/ (warnings are errors)
+	$(PY) -m spark_eos_connect.apps.docs --write docs/options.md
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 clean: ## remove the venv, jar cache and build leftovers
-	rm -rf $(VENV) $(EOSCONNECT_JARS_DIR) dist build .mypy_cache .ruff_cache .pytest_cache *.egg-info spark-warehouse metastore_db derby.log .demo
+	rm -rf $(VENV) $(EOSCONNECT_JARS_DIR) dist build .mypy_cache .ruff_cache .pytest_cache *.egg-info spark-warehouse metastore_db derby.log .demo site

@@ -1,4 +1,6 @@
-"""The Delta Lake sink, run per micro-batch on the driver through `foreachBatch` (DESIGN §2.2).
+"""The Delta Lake sink, run per micro-batch on the driver through `foreachBatch`: it "writes each
+micro-batch idempotently (`txnAppId`/`txnVersion`) and keeps its offsets with the data" (the
+project's design).
 
     query = (
         spark.readStream.format("eosconnect").options(**options).load()
@@ -172,6 +174,26 @@ def commit_offsets(spark: Any, config: DeltaSinkConfig, history: int = 50) -> di
             continue
         return {tp: offset - 1 for tp, offset in offsets.items()}
     return {}
+
+
+def last_recorded_batch(spark: Any, config: DeltaSinkConfig, history: int = 50) -> int | None:
+    """The Spark batch id the connector's last commit recorded in its `userMetadata`, among the
+    latest `history` commits (None when history no longer has one)."""
+    from delta.tables import DeltaTable
+
+    table = (
+        DeltaTable.forPath(spark, config.path)
+        if config.path
+        else DeltaTable.forName(spark, str(config.table))
+    )
+    for row in table.history(history).select("userMetadata").collect():
+        try:
+            recorded = json.loads(row["userMetadata"] or "")["eosconnect"]
+            if recorded["connector"] == config.name:
+                return int(recorded["batch"])
+        except (ValueError, TypeError, KeyError):
+            continue
+    return None
 
 
 def stored_offsets(spark: Any, config: DeltaSinkConfig) -> dict[TP, int]:
@@ -373,6 +395,9 @@ class DeltaTableWriter:
         if self.config.value_schema:
             value_fields(self.config.value_schema)
         self._state: _TableState | None = None
+        self._after_restart = False
+        """Whether a batch of this writer re-ran one committed before a restart: later batches
+        then continue at txnVersion batch + 1, which needs no word."""
         self.last_summary = ""
         self.failed = 0
 
@@ -475,18 +500,42 @@ class DeltaTableWriter:
             for key in settings:
                 spark.conf.unset(key)
 
-    def _txn_version(self, batch_id: int, committed: int | None) -> int:
+    def _txn_version(self, spark: Any, batch_id: int, committed: int | None) -> int:
+        """The `txnVersion` for `batch_id`: the batch id, or the next after `committed` when the
+        table is ahead of Spark's batch ids (the rows at or below the table's offsets are
+        dropped either way, so nothing lands twice).
+
+        The table is ahead after a restart that re-runs the batch a crash interrupted between
+        its Delta commit and Spark's (the batch the last commit recorded): normal, said at
+        info level, and every later batch of the run follows one version ahead. A batch id
+        below the recorded one means Spark's batch ids started again (a replaced checkpoint):
+        that is warned about.
+        """
         if committed is None or batch_id > committed:
             return batch_id
-        log.warning(
-            "batch %d is at or below txnVersion %d of %s for %s (Spark checkpoint replaced?): "
-            "committing it as txnVersion %d",
-            batch_id,
-            committed,
-            self.config.location,
-            self.config.name,
-            committed + 1,
-        )
+        if not self._after_restart:
+            recorded = last_recorded_batch(spark, self.config)
+            if recorded is not None and batch_id >= recorded:
+                self._after_restart = True
+                log.info(
+                    "batch %d: %s holds batch %d as txnVersion %d, committed before this run; "
+                    "resuming after the table's offsets as txnVersion %d",
+                    batch_id,
+                    self.config.location,
+                    recorded,
+                    committed,
+                    committed + 1,
+                )
+            else:
+                log.warning(
+                    "batch %d is below batch %s, the last one %s committed to %s (Spark "
+                    "checkpoint replaced?): committing it as txnVersion %d",
+                    batch_id,
+                    recorded,
+                    self.config.name,
+                    self.config.location,
+                    committed + 1,
+                )
         return committed + 1
 
     def _metadata(self, batch_id: int, txn_version: int, stored: Mapping[TP, int] | None) -> str:
@@ -543,7 +592,7 @@ class DeltaTableWriter:
         if any(r["bad"] for r in stats):
             self._report_failures(checked)
         good = table_rows(checked, self.config)
-        txn_version = self._txn_version(batch_id, state.txn)
+        txn_version = self._txn_version(spark, batch_id, state.txn)
         stored = merge_max(stored, covered)
         metadata = self._metadata(batch_id, txn_version, stored)
         self._commit(spark, _put_hook(good, batch_id), txn_version, metadata)
@@ -568,7 +617,7 @@ class DeltaTableWriter:
 
         counted = Observation(f"eosconnect-delta-{self.config.name}-{batch_id}")
         good = table_rows(checked, self.config).observe(counted, F.count(F.lit(1)).alias("rows"))
-        txn_version = self._txn_version(batch_id, state.txn)
+        txn_version = self._txn_version(spark, batch_id, state.txn)
         metadata = self._metadata(batch_id, txn_version, None)
         self._commit(spark, _put_hook(good, batch_id), txn_version, metadata)
         written = int(counted.get["rows"])

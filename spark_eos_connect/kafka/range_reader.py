@@ -207,6 +207,40 @@ def _read_one(
         yield records_batch(offsets.topic, offsets.partition, pending)
 
 
+class RangeReader:
+    """One read_committed consumer reading ranges one after the other, kept between reads (a
+    live sink task's, for its whole life). It only assigns and never commits: like the readers
+    of the internal topics it needs no Group ACL (librdkafka's lookup of its unused group may
+    be refused; see `is_unused_group_error`), only Read on the topics."""
+
+    def __init__(
+        self, kafka: Mapping[str, Any], poll_timeout_ms: int = 120000, batch_rows: int = 10000
+    ) -> None:
+        self.kafka = dict(kafka)
+        self.poll_timeout_ms = poll_timeout_ms
+        self.batch_rows = batch_rows
+        self._consumer: Consumer | None = None
+
+    def read(self, offsets: OffsetRange) -> Iterator[pa.RecordBatch]:
+        """The committed records of one range, as Arrow batches of at most `batch_rows`.
+
+        With transactions offsets are not contiguous (commit markers, aborted records), so a
+        range ends when the consumer's position reaches its end, not after end - start records.
+        Records at or past the end are dropped, so a range always yields the same records."""
+        if offsets.end <= offsets.start:
+            return iter(())
+        if self._consumer is None:
+            settings = {**_READ_DEFAULTS, **self.kafka, **_FORCED_CONSUMER}
+            self._consumer = connected(Consumer(settings))
+        return _read_one(self._consumer, self.kafka, offsets, self.poll_timeout_ms, self.batch_rows)
+
+    def close(self) -> None:
+        """Close the consumer (a later `read` makes a new one)."""
+        if self._consumer is not None:
+            consumer, self._consumer = self._consumer, None
+            consumer.close()
+
+
 def read_ranges(
     kafka: Mapping[str, Any],
     ranges: Sequence[OffsetRange],
@@ -214,23 +248,15 @@ def read_ranges(
     batch_rows: int = 10000,
 ) -> Iterator[pa.RecordBatch]:
     """Executor: the committed records of `ranges`, one range after the other, as Arrow batches
-    (each batch holds records of one partition).
-
-    With transactions offsets are not contiguous (commit markers, aborted records), so a range
-    ends when the consumer's position reaches its end, not after end - start records. Records
-    at or past the end are dropped, so a range always yields the same records. One consumer
-    reads every range; it only assigns and never commits: like the readers of the internal
-    topics it needs no Group ACL (librdkafka's lookup of its unused group may be refused; see
-    `is_unused_group_error`), only Read on the topics.
-    """
+    (each batch holds records of one partition), through one `RangeReader`."""
     if not ranges:
         return
-    consumer = connected(Consumer({**_READ_DEFAULTS, **kafka, **_FORCED_CONSUMER}))
+    reader = RangeReader(kafka, poll_timeout_ms, batch_rows)
     try:
         for offsets in ranges:
-            yield from _read_one(consumer, kafka, offsets, poll_timeout_ms, batch_rows)
+            yield from reader.read(offsets)
     finally:
-        consumer.close()
+        reader.close()
 
 
 def read_range(

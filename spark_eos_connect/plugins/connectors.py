@@ -40,6 +40,7 @@ _SHIPPED: dict[str, str] = {
     "FileStreamSink": f"{_PACKAGE}.file_stream.FileStreamSinkConnector",
     "DeltaSink": "spark_eos_connect.delta.connector.DeltaSinkConnector",
     "Generator": f"{_PACKAGE}.generator.GeneratorSourceConnector",
+    "PostgresSink": f"{_PACKAGE}.postgres.sink_connector.PostgresSinkConnector",
 }
 
 _JAVA_FILE_PACKAGE = "org.apache.kafka.connect.file"

@@ -3,7 +3,7 @@
 `source_config_report(options)` checks the whole config at once: the Kafka settings the
 framework needs, the framework's own options, the Connect options this project refuses
 (`runtime.connect_options`), the converters, `transforms`, `predicates` and `errors.*`
-(`runtime.source_conversion`), and the connector's own options as its `validate` sees them. It
+(`source.conversion`), and the connector's own options as its `validate` sees them. It
 returns every problem by option, and warnings for options nothing reads (which Connect passes to
 the connector and ignores too). `validate_source_options` raises one `InvalidConfigError`
 listing all the problems; `spark.readStream.format("eosconnect")...load()` calls it.

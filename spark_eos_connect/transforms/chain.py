@@ -69,7 +69,7 @@ CHAIN_CONFIG: Final = (
         "predicates.<alias>.type, its options are predicates.<alias>.<option>.",
     )
 )
-"""The chain's own options, for the README's options reference."""
+"""The chain's own options, for the options reference page."""
 
 
 class TransformationError(EosConnectError, RuntimeError):

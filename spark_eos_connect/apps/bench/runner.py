@@ -21,6 +21,7 @@ from spark_eos_connect.apps.bench import (
     kafka_delta,
     limit,
     pipeline,
+    postgres,
     sink,
 )
 from spark_eos_connect.apps.bench.config import (
@@ -36,6 +37,7 @@ from spark_eos_connect.apps.bench.config import (
     GENERATOR,
     JOB_FROM_NOTHING,
     LIMIT,
+    POSTGRES,
     QUERY_ON_SESSION,
     READER,
     SINK,
@@ -170,6 +172,10 @@ def generator_props(config: BenchConfig, name: str, topic: str) -> dict[str, str
 def run_without_spark(run: Run, lines: Path | None, sink_topic: str | None) -> None:
     """The limits, the Connect worker's modes, and the jobs started from nothing."""
     c, rid = run.config, run.run_id
+    if POSTGRES in c.works:
+        run.guarded(
+            POSTGRES, "PostgreSQL modes", partial(postgres.run_postgres, c, POSTGRES, run.log)
+        )
     if GENERATOR in c.works:
         batches = [c.task_batch, *c.generator_batches()]
         run.mode(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from spark_eos_connect.sink.options import parse_sink_options
 from spark_eos_connect.sink.plan import plan_sink
-from tests.unit.sink.test_sink_runner import RecordingConnector
+from tests.unit.sink.test_live_task import RecordingConnector
 
 
 def test_sink_options_give_connector_props_and_task_configs() -> None:

@@ -16,6 +16,7 @@ from spark_eos_connect.apps.bench.config import (
     FIRST_RECORD,
     GENERATOR,
     LIMIT,
+    POSTGRES,
     QUICK,
     READER,
     SINK,
@@ -36,6 +37,7 @@ def test_no_arguments_is_the_full_run() -> None:
         SINK,
         READER,
         FIRST_RECORD,
+        POSTGRES,
         CONVERTERS,
     )
     assert build_config(args).sink_records == 3_000_000
