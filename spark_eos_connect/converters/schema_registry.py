@@ -57,7 +57,7 @@ REGISTRY_CONFIG_DEF = (
     .define(
         URL,
         ConfigType.LIST,
-        doc="Comma-separated URLs of the Schema Registry (tried in turn); mock://<scope> is "
+        doc="Comma-separated URLs of the Schema Registry (tried in turn); a mock:// URL is "
         "confluent-kafka's in-process mock.",
         importance="high",
     )
