@@ -303,12 +303,18 @@ def value_fields(value_schema: str) -> list[str]:
     return names
 
 
-def check_rows(rows: Any, config: DeltaSinkConfig) -> Any:
-    """Add the parsed value (JSON mode) and an error column (null for good rows)."""
+def check_rows(rows: Any, config: DeltaSinkConfig, options: Mapping[str, Any] | None = None) -> Any:
+    """Add the parsed value (JSON mode, or decoded by `value.converter` with its `options`) and
+    an error column (null for good rows)."""
     from pyspark.sql import functions as F
 
     error = F.lit(None).cast("string")
-    if config.value_schema:
+    if config.value_converter:
+        from spark_eos_connect.delta.connect_rows import decoded_rows
+
+        rows = decoded_rows(rows, options or {}, _PARSED, _ERROR)
+        error = F.col(_ERROR)
+    elif config.value_schema:
         schema = f"{config.value_schema}, {_CORRUPT} STRING"
         parsed = F.from_json(
             F.col("value").cast("string"),
@@ -330,9 +336,13 @@ def table_rows(checked: Any, config: DeltaSinkConfig) -> Any:
     """Good rows in the table's shape: data columns, then the `_kafka_*` columns."""
     from pyspark.sql import functions as F
 
-    if config.value_schema:
-        names = value_fields(config.value_schema)
-        data = [F.col(f"{_PARSED}.{name}").alias(name) for name in names]
+    if config.value_schema or config.value_converter:
+        names = (
+            value_fields(config.value_schema)
+            if config.value_schema
+            else checked.schema[_PARSED].dataType.fieldNames()
+        )
+        data = [F.col(f"{_PARSED}.`{name}`").alias(name) for name in names]
     else:
         data = [F.col("value"), F.col("headers")]
     meta = [
@@ -376,6 +386,11 @@ class DeltaTableWriter:
     def __init__(self, props: Mapping[str, Any]) -> None:
         rest, self.kafka = split_options(lower_keys(props))
         self.config = parse_delta_config(rest)
+        self.options = rest
+        if self.config.value_converter:
+            from spark_eos_connect.delta.connect_rows import registry_converter
+
+            registry_converter(rest)  # refuses a converter without registry schemas, up front
         self.errors = ErrorPolicy.from_options(self.config.name, rest)
         if self.config.value_schema:
             value_fields(self.config.value_schema)
@@ -438,6 +453,7 @@ class DeltaTableWriter:
                 .option("txnAppId", config.name)
                 .option("txnVersion", txn_version)
                 .option("userMetadata", metadata)
+                .option("mergeSchema", str(bool(config.value_converter)).lower())
             )
             writer.save(config.path) if config.path else writer.saveAsTable(config.table)
             return
@@ -540,7 +556,8 @@ class DeltaTableWriter:
         upsert's tombstone or missing key. Only then must the commit carry offsets that the
         rows do not, and failed records be reported before it, which takes a pass over the
         batch before the write."""
-        return bool(self.config.value_schema) or self.config.mode == "upsert"
+        config = self.config
+        return bool(config.value_schema or config.value_converter) or config.mode == "upsert"
 
     def write(self, df: Any, batch_id: int) -> dict[TP, int]:
         """Write one micro-batch of Kafka rows; the next offset per partition it covered, when
@@ -555,7 +572,7 @@ class DeltaTableWriter:
         # read_committed), and reading them twice (statistics, then the write) measured
         # faster than building Spark's cache of every row and writing from it.
         rows = only_new(df, stored)
-        checked = check_rows(rows, self.config)
+        checked = check_rows(rows, self.config, self.options)
         if not self._records_may_leave_no_row():
             return self._write_every_row(spark, checked, batch_id, state)
         stats = (

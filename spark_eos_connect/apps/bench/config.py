@@ -12,6 +12,7 @@ DELTA = "Kafka -> Delta"
 SINK = "Kafka -> file"
 READER = "Kafka -> noop"
 FIRST_RECORD = "first record"
+CONVERTERS = "converters (no Kafka)"
 POSTGRES = "rows -> PostgreSQL"
 WORKS = {
     "file": FILE,
@@ -20,6 +21,7 @@ WORKS = {
     "sink": SINK,
     "reader": READER,
     "first": FIRST_RECORD,
+    "converters": CONVERTERS,
     "postgres": POSTGRES,
 }
 """Short names (`--only`) of the works."""
@@ -65,6 +67,8 @@ PEERS: dict[tuple[str, str], str] = {
     (READER, EOSCONNECT_READER): SPARK_KAFKA,
     (FIRST_RECORD, JOB_FROM_NOTHING): CONNECT_FIRST,
     (FIRST_RECORD, QUERY_ON_SESSION): CONNECT_FIRST,
+    (CONVERTERS, "AvroConverter, source path"): "JsonConverter, source path",
+    (CONVERTERS, "AvroConverter, sink path"): "JsonConverter, sink path",
     (POSTGRES, PG_SINK_INSERT): PG_ALOS_UPSERT,
     (POSTGRES, PG_SINK_UPSERT): PG_ALOS_UPSERT,
 }
@@ -118,7 +122,16 @@ class BenchConfig:
     """Measured rounds per reader into `noop` (after a warm-up round each; odd: a median)."""
     first_record_runs: int = 3
     """Runs of each first-record mode (the median is kept)."""
-    works: tuple[str, ...] = (FILE, GENERATOR, DELTA, SINK, READER, FIRST_RECORD, POSTGRES)
+    works: tuple[str, ...] = (
+        FILE,
+        GENERATOR,
+        DELTA,
+        SINK,
+        READER,
+        FIRST_RECORD,
+        POSTGRES,
+        CONVERTERS,
+    )
     """Which works run."""
 
     def __post_init__(self) -> None:

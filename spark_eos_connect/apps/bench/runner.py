@@ -16,6 +16,7 @@ from typing import Any
 
 from spark_eos_connect.apps.bench import (
     connect_peer,
+    converters,
     first_record,
     kafka_delta,
     limit,
@@ -27,6 +28,7 @@ from spark_eos_connect.apps.bench.config import (
     AT_LEAST_ONCE,
     CONNECT,
     CONNECT_FIRST,
+    CONVERTERS,
     DELTA,
     DELTA_WARMUP_RECORDS,
     EXACTLY_ONCE,
@@ -437,6 +439,14 @@ def run_bench(config: BenchConfig, log: Log = print) -> BenchReport:
             log(f"Kafka Connect jars: {ensure_jars('connect')}")  # Maven, first run only
         if {DELTA, READER} & set(config.works):
             log(f"Spark Kafka source jars: {ensure_jars('spark-kafka')}")
+        if CONVERTERS in config.works:  # no Kafka, no Spark
+            modes = "AvroConverter and JsonConverter, source and sink paths"
+            count = min(config.records, converters.MAX_RECORDS)
+            converter_work = partial(converters.run_converters, count)
+            Run(report, {}, folder, log).guarded(CONVERTERS, modes, converter_work)
+            if set(config.works) == {CONVERTERS}:
+                report.seconds = time.monotonic() - started
+                return report
         arm_drain_file()  # before Spark starts: lets each query stop between two micro-batches
         with LocalKafkaBroker() as broker:
             run = Run(report, {"bootstrap.servers": broker.bootstrap_servers}, folder, log)

@@ -10,6 +10,7 @@ import pytest
 
 from spark_eos_connect.apps.bench.cli import DEFAULT_OUT, build_config, main, parse_args
 from spark_eos_connect.apps.bench.config import (
+    CONVERTERS,
     DELTA,
     FILE,
     FIRST_RECORD,
@@ -37,6 +38,7 @@ def test_no_arguments_is_the_full_run() -> None:
         READER,
         FIRST_RECORD,
         POSTGRES,
+        CONVERTERS,
     )
     assert build_config(args).sink_records == 3_000_000
 
