@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from spark_eos_connect.kafka.range_reader import OffsetRange, RangeReader
@@ -22,6 +22,7 @@ from spark_eos_connect.runtime import task_host
 from spark_eos_connect.runtime.task_host import Reply
 from spark_eos_connect.sink.live_task import TP, LiveSinkTask, SinkBatch, SinkTaskResult
 from spark_eos_connect.sink.plan import SinkTaskPlan
+from spark_eos_connect.sink.rows import RecordChunk
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +41,9 @@ class KafkaSinkInput:
         offsets = TopicOffsets(self.kafka).group_offsets(self.group_id)
         return {tp: offsets[tp] for tp in partitions if tp in offsets}
 
-    def read(self, offsets: OffsetRange) -> Any:
+    def read(self, offsets: OffsetRange) -> Iterator[RecordChunk]:
         """The committed records of `offsets`."""
-        return self.reader.read(offsets)
+        return map(RecordChunk.of_columns, self.reader.read_columns(offsets))
 
     def close(self) -> None:
         """Close the consumer."""

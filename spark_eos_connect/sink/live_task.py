@@ -30,8 +30,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-import pyarrow as pa
-
 from spark_eos_connect.api.sink import SinkRecords, SinkTask, SinkTaskContext, TopicPartition
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.range_reader import OffsetRange
@@ -88,8 +86,8 @@ class SinkTaskInput(Protocol):
         """The consumer group's committed offsets of those `partitions` that have one."""
         ...
 
-    def read(self, offsets: OffsetRange) -> Iterator[pa.RecordBatch]:
-        """The committed records of `offsets`, as Arrow batches of Kafka rows."""
+    def read(self, offsets: OffsetRange) -> Iterator[RecordChunk]:
+        """The committed records of `offsets`, in parts."""
         ...
 
     def close(self) -> None:

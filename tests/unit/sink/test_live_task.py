@@ -30,7 +30,7 @@ from spark_eos_connect.sink.live_task import (
     merge_committable,
 )
 from spark_eos_connect.sink.plan import SinkTaskPlan
-from spark_eos_connect.sink.rows import chunks
+from spark_eos_connect.sink.rows import RecordChunk, chunks
 
 TP0, TP1, TP2 = TopicPartition("t", 0), TopicPartition("t", 1), TopicPartition("t", 2)
 
@@ -158,14 +158,14 @@ class MemoryInput:
         self.asked.append(list(partitions))
         return {tp: self.committed_offsets[tp] for tp in partitions if tp in self.committed_offsets}
 
-    def read(self, offsets: OffsetRange) -> Iterator[pa.RecordBatch]:
+    def read(self, offsets: OffsetRange) -> Iterator[RecordChunk]:
         self.reads.append(offsets)
         held = self.records.get((offsets.topic, offsets.partition), {})
         wanted = [(o, held[o]) for o in sorted(held) if offsets.start <= o < offsets.end]
         size = self.batch_rows
         return iter(
             [
-                kafka_rows(offsets.topic, offsets.partition, wanted[i : i + size])
+                RecordChunk.of(kafka_rows(offsets.topic, offsets.partition, wanted[i : i + size]))
                 for i in range(0, len(wanted), size)
             ]
         )
@@ -728,9 +728,9 @@ def test_chunks_span_batches_and_keep_topic_runs_and_next_offsets() -> None:
         }
     )
 
-    (only,) = chunks([mixed.slice(0, 2), mixed.slice(2)], 5)
+    (only,) = chunks([RecordChunk.of(mixed.slice(0, 2)), RecordChunk.of(mixed.slice(2))], 5)
 
     assert list(only.topic_runs()) == [("t", 0, 2), ("u", 2, 3)]
     assert only.next_offsets() == {("t", 0): 2, ("t", 1): 2, ("u", 0): 10}
     assert only.raw(2).value == b"c" and only.raw(2).key is None
-    assert [len(c) for c in chunks([mixed, mixed, mixed], 4)] == [4, 4, 1]
+    assert [len(c) for c in chunks([RecordChunk.of(mixed)] * 3, 4)] == [4, 4, 1]
