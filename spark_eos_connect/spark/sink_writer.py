@@ -94,13 +94,13 @@ class EosConnectSinkStreamWriter(DataSourceStreamArrowWriter):
         self.poll_timeout_ms = poll_timeout_ms(options)
         ensure_dlq_topic(self.plan.resolved_kafka(), self.plan.errors)
 
-    def write(self, iterator: Iterator[pa.RecordBatch]) -> SinkTaskCommitMessage:
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> WriterCommitMessage:
         """Executor: one micro-batch of the sink task whose ranges are this Spark task's rows,
-        on the task's host."""
+        on the task's host. No rows: no task (the topics have no partitions yet)."""
         settle_heap()
         batches = [batch for batch in iterator if batch.num_rows]
         if not batches:
-            raise ConfigError("a sink task's input partition carried no ranges")
+            return WriterCommitMessage()
         share = ranges_of(batches)
         batch = SinkBatch(share.task, current_batch_id(), share.run, share.generation, share.ranges)
         kafka = self.plan.resolved_kafka()

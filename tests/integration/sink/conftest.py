@@ -1,51 +1,17 @@
-"""Fixtures for the sink side: producing (transactional) records and reading group offsets."""
+"""Fixtures for the sink side: reading group offsets, the test connectors, available-now runs."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import sys
-import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Producer
 
 from spark_eos_connect.sink.kafka_input import KafkaMetadata
-
-Record = tuple[int, bytes | None, bytes | None]
-"""(partition, key, value)."""
-
-
-@pytest.fixture
-def produce(kafka_config: dict[str, Any]) -> Iterator[Callable[..., None]]:
-    """`produce(topic, records, abort=False)`: one transaction of `(partition, key, value)`."""
-    producer = Producer({**kafka_config, "transactional.id": f"sink-tests-{uuid.uuid4().hex}"})
-    producer.init_transactions(30)
-
-    def send(
-        topic: str,
-        records: Iterable[Record],
-        abort: bool = False,
-        headers: list[tuple[str, bytes]] | None = None,
-        timestamp: int | None = None,
-    ) -> None:
-        producer.begin_transaction()
-        for partition, key, value in records:
-            extra: dict[str, Any] = {"headers": headers} if headers else {}
-            if timestamp is not None:
-                extra["timestamp"] = timestamp
-            producer.produce(topic, value, key, partition=partition, **extra)
-        if abort:
-            producer.flush(30)
-            producer.abort_transaction(30)
-        else:
-            producer.commit_transaction(30)
-
-    yield send
-    producer.flush(5)
 
 
 @pytest.fixture
