@@ -5,6 +5,7 @@ record exactly once."""
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,18 @@ pytestmark = CLUSTER_MARKS
 
 CONNECTORS = Path(__file__).parents[1] / "sink" / "sink_test_connectors.py"
 RECORDS = 1600
+
+# The job's driver imports the test connectors from their folder (the executors get the module
+# through spark.submit.pyFiles); set before the cluster fixture starts its processes.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (str(CONNECTORS.parent), os.environ.get("PYTHONPATH")) if p
+)
+
+
+def wrote_more(job: Submitted, out: Path, seen: int) -> bool:
+    """Whether the sink wrote past `seen` lines (failing at once if the job ended)."""
+    assert job.process.poll() is None, job.output()[-3000:]
+    return len(written(out)) > seen
 
 
 def test_sink_tasks_rerun_elsewhere_after_executor_kills_write_each_record_once(
@@ -49,7 +62,7 @@ def test_sink_tasks_rerun_elsewhere_after_executor_kills_write_each_record_once(
     killed = []
     for _ in range(2):
         seen = len(written(out))
-        wait_for(lambda s=seen: len(written(out)) > s, 240, "the sink to write more")
+        wait_for(lambda s=seen: wrote_more(job, out, s), 240, "the sink to write more")
         killed.append(kill_busy_executor(job))
 
     succeeded(job, spark_cluster, timeout_s=400)

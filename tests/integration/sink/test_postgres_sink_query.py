@@ -1,8 +1,9 @@
 """Kafka -> PostgreSQL through `writeStream.format("eosconnect")` with `connector.class=
 PostgresSink`: the table ends equal to the records and the group holds the table's offsets; a
 record PostgreSQL refuses goes to the dead letter queue under errors.tolerance=all while the
-others are written once; and a driver SIGKILLed at three points of a micro-batch, then restarted
-(the last time without its checkpoint), leaves each record in the table exactly once."""
+others are written once; and a driver SIGKILLed at three points of a micro-batch, then its task
+host SIGKILLed mid-put, then a restart without its checkpoint, leaves each record in the table
+exactly once."""
 
 from __future__ import annotations
 
@@ -151,6 +152,11 @@ def assert_each_id_once(db: PostgresDatabase, expected: int) -> None:
     assert set(counts) == set(range(expected))
 
 
+def next_batch_id(checkpoint: Path) -> int:
+    """The id of the next micro-batch of the query with this checkpoint."""
+    return max(int(p.name) for p in (checkpoint / "offsets").iterdir() if p.name.isdigit()) + 1
+
+
 def test_killed_kafka_to_postgres_restarts_with_each_record_exactly_once(
     bootstrap_servers: str,
     topic_factory: Callable[..., str],
@@ -184,13 +190,23 @@ def test_killed_kafka_to_postgres_restarts_with_each_record_exactly_once(
         assert crashed.returncode == -9, crashed.stderr[-3000:]
         assert marker.read_text().strip() == point
 
+    # the task host alone is SIGKILLed mid-put: Spark runs the task again on a new host, which
+    # opens the partitions at the table's offsets
+    for start in range(RECORDS, RECORDS + 400, 100):
+        produce(topic, [(n % 2, None, order(n)) for n in range(start, start + 100)])
+    point = f"lose_host_put@{next_batch_id(checkpoint) + 1}"
+    marker = tmp_path / "fired-host"
+    lost = run_job("kafka_to_sink.py", *args, fault=point, marker=marker)
+    assert lost.returncode == 0, lost.stderr[-3000:]
+    assert marker.read_text().strip() == point
+
     # Spark's checkpoint is gone: the job goes on from the group's offsets, and the table's
     # offsets drop whatever the group is behind on
     shutil.rmtree(checkpoint)
-    for start in range(RECORDS, RECORDS + 100, 100):
+    for start in range(RECORDS + 400, RECORDS + 500, 100):
         produce(topic, [(n % 2, None, order(n)) for n in range(start, start + 100)])
     resumed = run_job("kafka_to_sink.py", *args)
 
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert_each_id_once(postgres_db, RECORDS + 100)
+    assert_each_id_once(postgres_db, RECORDS + 500)
     assert group_offsets(name) == table_offsets(postgres_db)
