@@ -44,7 +44,7 @@ def busy_executor(job: Submitted) -> tuple[str, int] | None:
     return None
 
 
-def kill_busy_executor(job: Submitted) -> str:
+def kill_busy_executor(job: Submitted, timeout_s: float = 120) -> str:
     """SIGKILL an executor JVM in the middle of a task; its id."""
     found: list[tuple[str, int]] = []
 
@@ -54,7 +54,7 @@ def kill_busy_executor(job: Submitted) -> str:
         found[:] = [hit] if hit else []
         return bool(hit)
 
-    wait_for(busy, 120, "an executor running a task")
+    wait_for(busy, timeout_s, "an executor running a task")
     executor, pid = found[0]
     os.kill(pid, signal.SIGKILL)
     return executor

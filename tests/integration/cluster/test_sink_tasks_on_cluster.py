@@ -1,21 +1,26 @@
-"""Live sink tasks on the standalone cluster: executor JVMs SIGKILLed while a sink task runs.
+"""Live sink tasks on the standalone cluster: executor JVMs SIGKILLed while a sink query runs.
 Spark runs the task again on another executor, whose task host starts it afresh; a sink keeping
-its offsets in its output (`OffsetsInOutputSinkTask`, which rewinds in `open`) ends with every
-record exactly once."""
+its offsets in its output (`OffsetsInOutputSinkTask`, which rewinds in `open`) and PostgresSink
+(offsets in the table's own transaction) end with every record exactly once."""
 
 from __future__ import annotations
 
 import os
+import signal
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import psycopg
+
 from spark_eos_connect.testing import wait_for
+from spark_eos_connect.testing.postgres import PostgresDatabase
 
 from ..sink.test_live_sink_tasks import produce_values, written
+from ..sink.test_postgres_sink_query import assert_each_id_once, order, sink_options, table_rows
 from .conftest import CLUSTER_MARKS, Submitted
-from .standalone import StandaloneCluster
+from .standalone import StandaloneCluster, executor_pids
 from .test_failures_on_cluster import kill_busy_executor
 from .test_jobs_on_cluster import succeeded
 
@@ -73,3 +78,55 @@ def test_sink_tasks_rerun_elsewhere_after_executor_kills_write_each_record_once(
     )
     lost = [r for r in job.event_log().failed_tasks if r == "ExecutorLostFailure"]
     assert len(lost) >= 2  # each kill interrupted a running sink task
+
+
+def killed_executor(job: Submitted) -> str:
+    """SIGKILL an executor JVM of `job`, one running a task if one shows within a few seconds
+    (PostgresSink's tasks are short), else any; its id."""
+    try:
+        return kill_busy_executor(job, timeout_s=10)
+    except AssertionError:
+        app = job.app_id()
+        assert app is not None
+        executor, pid = sorted(executor_pids(app).items())[0]
+        os.kill(pid, signal.SIGKILL)
+        return executor
+
+
+def test_postgres_sink_writes_each_record_once_through_executor_kills(
+    spark_cluster: StandaloneCluster,
+    submit: Callable[..., Submitted],
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    produce: Callable[..., None],
+    postgres_db: PostgresDatabase,
+    tmp_path: Path,
+) -> None:
+    topic = topic_factory("cluster-pg-kill", partitions=2)
+    for start in range(0, RECORDS, 100):
+        produce(topic, [(n % 2, None, order(n)) for n in range(start, start + 100)])
+    options = sink_options(postgres_db, f"pgkill-{uuid.uuid4().hex[:8]}", topic, bootstrap_servers)
+    job = submit(
+        "kafka_to_sink.py",
+        *("--name", options.pop("name"), "--connector-class", options.pop("connector.class")),
+        *("--topics", options.pop("topics"), "--tasks-max", "2"),
+        *("--bootstrap-servers", options.pop("kafka.bootstrap.servers")),
+        *(f"--option={key}={value}" for key, value in options.items()),
+        *("--max-records-per-trigger", "100", "--checkpoint", str(tmp_path / "ck")),
+        *("--until-idle", "--timeout", "300"),
+    )
+
+    def rows() -> int:
+        assert job.process.poll() is None, job.output()[-3000:]
+        try:
+            return len(table_rows(postgres_db, "SELECT id FROM orders"))
+        except psycopg.errors.UndefinedTable:
+            return 0
+
+    for _ in range(2):
+        seen = rows()
+        wait_for(lambda s=seen: rows() > s, 240, "more rows in the table")
+        killed_executor(job)
+
+    succeeded(job, spark_cluster, timeout_s=400)
+    assert_each_id_once(postgres_db, RECORDS)
