@@ -31,8 +31,8 @@ REACHABLE_WAIT_S = 8.0
 
 
 def _run_kafka(args: argparse.Namespace) -> int:
-    from spark_eos_connect.kafka.broker import LocalKafkaBroker
-    from spark_eos_connect.kafka.cluster import LocalKafkaCluster
+    from spark_eos_connect.jvm.broker import LocalKafkaBroker
+    from spark_eos_connect.jvm.cluster import LocalKafkaCluster
 
     if args.brokers < 1:
         raise ConfigError(f"--brokers must be at least 1, not {args.brokers}")

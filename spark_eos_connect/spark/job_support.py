@@ -127,7 +127,7 @@ def kafka_for_job(bootstrap_servers: str | None, plan: SessionPlan | None = None
     if bootstrap_servers:
         yield bootstrap_servers
         return
-    from spark_eos_connect.kafka.broker import LocalKafkaBroker
+    from spark_eos_connect.jvm.broker import LocalKafkaBroker
 
     warning = embedded_broker_warning(plan)
     if warning:

@@ -19,6 +19,7 @@ from typing import Any
 
 from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic
+from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.job_support import (
     add_session_arguments,
@@ -33,7 +34,6 @@ from spark_eos_connect.spark.job_support import (
     run_query,
     stop_on_sigterm,
 )
-from spark_eos_connect.testing.faults import install_from_environment
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -103,7 +103,7 @@ def stopped_by_signal(spark: Any) -> int:
 @job_entry
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    install_from_environment()
+    commit_hooks.install_from_environment()
     arm_drain_file()
     from spark_eos_connect.delta import delta_sink
 

@@ -18,6 +18,7 @@ import argparse
 import sys
 from typing import Any
 
+from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.job_support import (
     add_common_arguments,
@@ -32,7 +33,6 @@ from spark_eos_connect.spark.job_support import (
     run_query,
     stop_on_sigterm,
 )
-from spark_eos_connect.testing.faults import install_from_environment
 
 # argparse destination -> connector option (one-to-one)
 OPTIONS = {
@@ -129,7 +129,7 @@ def input_stream(spark: Any, reader: str, options: dict[str, str], resume: str |
 @job_entry
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    install_from_environment()
+    commit_hooks.install_from_environment()
     arm_drain_file()  # before Spark starts: SIGTERM then stops between two micro-batches
     from spark_eos_connect.delta import delta_sink, starting_offsets
 

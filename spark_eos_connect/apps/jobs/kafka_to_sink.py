@@ -17,6 +17,7 @@ import argparse
 import sys
 from typing import Any
 
+from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.job_support import (
     add_common_arguments,
@@ -31,7 +32,6 @@ from spark_eos_connect.spark.job_support import (
     run_query,
     stop_on_sigterm,
 )
-from spark_eos_connect.testing.faults import install_from_environment
 
 # argparse destination -> connector or reader option (one-to-one)
 OPTIONS = {
@@ -100,7 +100,7 @@ def sink_query(spark: Any, options: dict[str, str], checkpoint: str, trigger: st
 @job_entry
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    install_from_environment()
+    commit_hooks.install_from_environment()
     arm_drain_file()  # before Spark starts: SIGTERM then stops between two micro-batches
     plan = plan_job_session(
         f"kafka_to_sink-{args.name}", args.master, options_dict(args.conf), delta=False

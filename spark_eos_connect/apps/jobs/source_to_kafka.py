@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.job_support import (
     add_common_arguments,
@@ -27,7 +28,6 @@ from spark_eos_connect.spark.job_support import (
     run_query,
     stop_on_sigterm,
 )
-from spark_eos_connect.testing.faults import install_from_environment
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -115,7 +115,7 @@ def source_options(args: argparse.Namespace, kafka: dict[str, str]) -> dict[str,
 @job_entry
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    install_from_environment()
+    commit_hooks.install_from_environment()
     arm_drain_file()
     plan = plan_job_session(
         f"source_to_kafka-{args.name}", args.master, options_dict(args.conf), delta=False
