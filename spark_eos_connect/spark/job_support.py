@@ -33,6 +33,18 @@ def key_value(text: str) -> tuple[str, str]:
     return key, value
 
 
+def add_key_values(parser: argparse.ArgumentParser, flag: str, what: str) -> None:
+    """A repeatable `flag KEY=VALUE` argument, read as a list of (key, value) pairs."""
+    parser.add_argument(
+        flag,
+        action="append",
+        type=key_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"{what} (repeatable)",
+    )
+
+
 def add_session_arguments(parser: argparse.ArgumentParser) -> None:
     """Where the job runs."""
     parser.add_argument(
@@ -57,22 +69,8 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         help="kafka.bootstrap.servers; default: start an embedded local broker for the run",
     )
     parser.add_argument("--checkpoint", required=True, help="Spark checkpoint folder")
-    parser.add_argument(
-        "--kafka",
-        action="append",
-        type=key_value,
-        default=[],
-        metavar="KEY=VALUE",
-        help="Kafka client setting, passed as option kafka.KEY (repeatable)",
-    )
-    parser.add_argument(
-        "--conf",
-        action="append",
-        type=key_value,
-        default=[],
-        metavar="KEY=VALUE",
-        help="Spark configuration for the job's session (repeatable)",
-    )
+    add_key_values(parser, "--kafka", "Kafka client setting, passed as option kafka.KEY")
+    add_key_values(parser, "--conf", "Spark configuration for the job's session")
     parser.add_argument(
         "--trigger-interval", default="0 seconds", help="processingTime trigger (default: ASAP)"
     )
@@ -410,3 +408,23 @@ def options_dict(pairs: Sequence[tuple[str, str]], prefix: str = "") -> dict[str
             raise ConfigError(f"option {full} given twice")
         result[full] = value
     return result
+
+
+def kafka_options(bootstrap: str, settings: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """`kafka.bootstrap.servers` and the `--kafka` settings, as `kafka.`-prefixed options."""
+    return {"kafka.bootstrap.servers": bootstrap, **options_dict(settings, "kafka.")}
+
+
+def job_options(
+    args: argparse.Namespace, names: Mapping[str, str], bootstrap: str
+) -> dict[str, str]:
+    """The options a job's arguments stand for: each argument of `names` (argparse dest ->
+    option name) that was given, then the `--option` pairs, then `kafka_options`."""
+    options = {
+        option: str(getattr(args, dest))
+        for dest, option in names.items()
+        if getattr(args, dest) is not None
+    }
+    options.update(options_dict(args.option))
+    options.update(kafka_options(bootstrap, args.kafka))
+    return options

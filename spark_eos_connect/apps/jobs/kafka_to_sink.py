@@ -21,11 +21,12 @@ from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.job_support import (
     add_common_arguments,
+    add_key_values,
     check_kafka,
     job_entry,
+    job_options,
     job_session,
     kafka_for_job,
-    key_value,
     options_dict,
     plan_job_session,
     quiet_kafka_logs,
@@ -59,28 +60,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "has no offsets",
     )
     parser.add_argument("--max-records-per-trigger", type=int, help="option maxRecordsPerTrigger")
-    parser.add_argument(
-        "--option",
-        action="append",
-        type=key_value,
-        default=[],
-        metavar="KEY=VALUE",
-        help="any other connector, framework or reader option (repeatable)",
-    )
+    add_key_values(parser, "--option", "any other connector, framework or reader option")
     add_common_arguments(parser)
     return parser.parse_args(argv)
 
 
 def connector_options(args: argparse.Namespace, bootstrap: str) -> dict[str, str]:
     """The sink connector and reader options the arguments stand for."""
-    options = {
-        option: str(getattr(args, dest))
-        for dest, option in OPTIONS.items()
-        if getattr(args, dest) is not None
-    }
-    options.update(options_dict(args.option))
-    options.update({"kafka.bootstrap.servers": bootstrap, **options_dict(args.kafka, "kafka.")})
-    return options
+    return job_options(args, OPTIONS, bootstrap)
 
 
 def sink_query(spark: Any, options: dict[str, str], checkpoint: str, trigger: str) -> Any:
