@@ -26,7 +26,7 @@ from spark_eos_connect.runtime.connect_options import (
 from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
 from spark_eos_connect.runtime.framework_config import (
     FRAMEWORK_CONFIG,
-    InternalTopicSettings,
+    WorkerConfig,
     parse_framework_values,
     split_options,
 )
@@ -38,19 +38,15 @@ from spark_eos_connect.source.conversion import (
 from spark_eos_connect.source.plan import RecordConversion
 
 
-@dataclass(frozen=True)
-class SourcePipelineConfig:
-    """Parsed options of a source pipeline: framework settings, Kafka client settings, the rest."""
+@dataclass(frozen=True, kw_only=True)
+class SourcePipelineConfig(WorkerConfig):
+    """Parsed options of a source pipeline: the worker's settings (`offsets_topic`: the
+    worker's global offsets topic), the connector's framework settings, Kafka client settings,
+    the rest."""
 
     name: str
     connector_class: str
     tasks_max: int
-    group_id: str
-    config_topic: str
-    global_offsets_topic: str
-    topics: InternalTopicSettings
-    status_topic: str
-    exactly_once: bool
     exactly_once_required: bool
     transaction_boundary: str
     transaction_interval_ms: int
@@ -69,7 +65,7 @@ class SourcePipelineConfig:
     @property
     def primary_offsets_topic(self) -> str:
         """Where tasks commit offsets transactionally: the dedicated topic if any, else global."""
-        return self.connector_offsets_topic or self.global_offsets_topic
+        return self.connector_offsets_topic or self.offsets_topic
 
     def task_transactional_id(self, task: int) -> str:
         """`<group.id>-<connector>-<task>`, the transactional id of one source task."""
@@ -116,12 +112,7 @@ def parse_source_pipeline(options: Mapping[str, Any]) -> SourcePipelineConfig:
         name=values["name"],
         connector_class=values["connector.class"],
         tasks_max=values["tasks.max"],
-        group_id=values["group.id"],
-        config_topic=values["config.storage.topic"],
-        global_offsets_topic=values["offset.storage.topic"],
-        topics=InternalTopicSettings.from_values(values, rest),
-        status_topic=values["status.storage.topic"],
-        exactly_once=values["exactly.once.source.support"].lower() == "enabled",
+        **WorkerConfig.fields_from(values, rest),
         exactly_once_required=values["exactly.once.support"].lower() == "required",
         transaction_boundary=values["transaction.boundary"].lower(),
         transaction_interval_ms=values["transaction.boundary.interval.ms"],

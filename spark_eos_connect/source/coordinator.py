@@ -173,7 +173,7 @@ class CoordinatorStores:
         topics = config.topics
         global_partitions = ensure_offsets_topic(
             kafka,
-            config.global_offsets_topic,
+            config.offsets_topic,
             topics.offsets_partitions,
             topics.offsets_replication,
         )
@@ -197,7 +197,7 @@ class CoordinatorStores:
             status_store=status_store,
             primary_view=OffsetsTopicView(kafka, config.primary_offsets_topic),
             global_view=(
-                OffsetsTopicView(kafka, config.global_offsets_topic)
+                OffsetsTopicView(kafka, config.offsets_topic)
                 if config.connector_offsets_topic
                 else None
             ),
@@ -509,7 +509,7 @@ class SourceCoordinator:
                 offsets_topic=config.primary_offsets_topic,
                 offsets_topic_partitions=self.primary_partitions,
                 mirror_offsets_topic=(
-                    config.global_offsets_topic if config.connector_offsets_topic else None
+                    config.offsets_topic if config.connector_offsets_topic else None
                 ),
                 mirror_offsets_topic_partitions=self.global_partitions,
                 committed=committed,
