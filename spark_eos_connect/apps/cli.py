@@ -91,7 +91,10 @@ def _kafka_settings(args: argparse.Namespace) -> dict[str, Any]:
     resolves its `kafka.*` options. `-X config.providers...` settings choose the providers
     (default: env, file and directory) and are not passed to Kafka. A reference that cannot be
     resolved is a ConfigError naming the option and the reference, never a value."""
-    from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
+    from spark_eos_connect.runtime.config.config_references import (
+        ConfigProviders,
+        is_provider_option,
+    )
 
     options = _kafka_options(args.kafka_option)
     given = options.pop("bootstrap.servers", None)

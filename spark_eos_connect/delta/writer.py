@@ -35,13 +35,13 @@ from typing import Any
 from spark_eos_connect.delta.config import DeltaSinkConfig, parse_delta_config
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
+from spark_eos_connect.runtime.config.framework_config import split_options
 from spark_eos_connect.runtime.errors_dlq import (
     ErrorPolicy,
     ErrorReporter,
     FailedRecord,
     Stage,
 )
-from spark_eos_connect.runtime.framework_config import split_options
 from spark_eos_connect.sink.kafka_input import (
     EARLIEST,
     TP,

@@ -26,7 +26,7 @@ from spark_eos_connect.plugins.connectors import (
     resolve_plugin_class,
 )
 from spark_eos_connect.plugins.loader import class_path
-from spark_eos_connect.runtime.framework_config import CONNECTOR_FRAMEWORK_CONFIG
+from spark_eos_connect.runtime.config.framework_config import CONNECTOR_FRAMEWORK_CONFIG
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from spark_eos_connect.herder.ownership import HERDER_WORKER_SUFFIX
 from spark_eos_connect.herder.plugins import PLUGIN_CONFIG, PLUGIN_PACKAGES, plugin_packages
-from spark_eos_connect.runtime.framework_config import WORKER_CONFIG, WorkerConfig
+from spark_eos_connect.runtime.config.framework_config import WORKER_CONFIG, WorkerConfig
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ from spark_eos_connect.kafka.range_reader import read_ranges as read_ranges
 from spark_eos_connect.kafka.range_reader import records_batch as records_batch
 from spark_eos_connect.kafka.topic_offsets import TopicOffsets
 from spark_eos_connect.protocol.sink_groups import sink_group_id
-from spark_eos_connect.runtime.config_references import ConfigProviders
-from spark_eos_connect.runtime.framework_config import split_options
+from spark_eos_connect.runtime.config.config_references import ConfigProviders
+from spark_eos_connect.runtime.config.framework_config import split_options
 
 log = logging.getLogger(__name__)
 

@@ -21,15 +21,15 @@ from spark_eos_connect.api.config import (
 )
 from spark_eos_connect.converters import make_converter, make_header_converter
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.config_references import (
+from spark_eos_connect.runtime.config.config_references import (
     ConfigProviders,
     has_reference,
     is_provider_option,
 )
-from spark_eos_connect.runtime.connect_options import ACCEPTED_VALUES
+from spark_eos_connect.runtime.config.connect_options import ACCEPTED_VALUES
+from spark_eos_connect.runtime.config.framework_config import WORKER_CONFIG, split_options
+from spark_eos_connect.runtime.config.option_names import unknown_option_message
 from spark_eos_connect.runtime.errors_dlq import ERRORS_CONFIG, ErrorPolicy
-from spark_eos_connect.runtime.framework_config import WORKER_CONFIG, split_options
-from spark_eos_connect.runtime.option_names import unknown_option_message
 from spark_eos_connect.sink.kafka_input import READER_CONFIG
 
 MAX_POLL_RECORDS = "consumer.override.max.poll.records"
@@ -155,7 +155,10 @@ def sink_config_problems(options: Mapping[str, Any]) -> Problems:
     framework's options, each converter and its options, `transforms`/`predicates` (each
     transformation and predicate configured, then closed) and `errors.*`. References to config
     providers are resolved; the connector's own options are its `validate`'s business."""
-    from spark_eos_connect.runtime.connect_options import alias_case_problems, restore_alias_case
+    from spark_eos_connect.runtime.config.connect_options import (
+        alias_case_problems,
+        restore_alias_case,
+    )
     from spark_eos_connect.transforms import parse_transform_chain, transform_config_problems
 
     problems: Problems = {}
@@ -242,7 +245,7 @@ def unknown_sink_options(
 def parse_sink_options(options: Mapping[str, Any]) -> SinkOptions:
     """Parse `writeStream.format("eosconnect")` options for a sink connector; raises one
     `InvalidConfigError` listing every problem (`sink_config_problems`)."""
-    from spark_eos_connect.runtime.connect_options import restore_alias_case
+    from spark_eos_connect.runtime.config.connect_options import restore_alias_case
 
     problems = sink_config_problems(options)
     if problems:

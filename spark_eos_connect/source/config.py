@@ -1,8 +1,8 @@
 """A source pipeline's options, parsed: framework settings, Kafka client settings, the rest.
 
-The framework's option definitions are shared with sinks (`runtime.framework_config`); what is
-read here is what a source query alone needs, including its records' converters, transforms
-and `errors.*` (`source.conversion`), as a Connect worker reads them.
+The framework's option definitions are shared with sinks (`runtime.config.framework_config`);
+what is read here is what a source query alone needs, including its records' converters,
+transforms and `errors.*` (`source.conversion`), as a Connect worker reads them.
 """
 
 from __future__ import annotations
@@ -13,23 +13,23 @@ from typing import Any
 
 from spark_eos_connect.api.config import InvalidConfigError
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.config_references import (
+from spark_eos_connect.runtime.config.config_references import (
     ConfigProviders,
     has_reference,
     is_provider_option,
 )
-from spark_eos_connect.runtime.connect_options import (
+from spark_eos_connect.runtime.config.connect_options import (
     alias_case_problems,
     refused_option_problems,
     restore_alias_case,
 )
-from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
-from spark_eos_connect.runtime.framework_config import (
+from spark_eos_connect.runtime.config.framework_config import (
     FRAMEWORK_CONFIG,
     WorkerConfig,
     parse_framework_values,
     split_options,
 )
+from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
 from spark_eos_connect.source.conversion import (
     CONVERTER_OPTIONS,
     conversion_option_names,

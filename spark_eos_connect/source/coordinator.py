@@ -28,14 +28,14 @@ from spark_eos_connect.ports import ConfigStore, ConfigWriter, StatusStore
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime import commit_hooks
-from spark_eos_connect.runtime.config_references import reverse_transform
-from spark_eos_connect.runtime.connector_lifecycle import (
+from spark_eos_connect.runtime.config.config_references import reverse_transform
+from spark_eos_connect.runtime.lifecycle.connector_lifecycle import (
     RUNNING_STATES,
     STATE_CHECK_INTERVAL_S,
     ConnectorPhase,
     ManagedConnector,
 )
-from spark_eos_connect.runtime.leadership import begin_generation, config_store_for, worker_id
+from spark_eos_connect.runtime.lifecycle.leadership import begin_generation, worker_id
 from spark_eos_connect.runtime.liveness import (
     HEARTBEAT_S,
     LIVENESS_S,
@@ -49,6 +49,7 @@ from spark_eos_connect.runtime.liveness import (
 )
 from spark_eos_connect.source.config import SourcePipelineConfig
 from spark_eos_connect.source.plan import SourceTaskPlan
+from spark_eos_connect.storage.config_store import config_store_for
 from spark_eos_connect.storage.offsets import OffsetsTopicView, ensure_offsets_topic
 from spark_eos_connect.storage.status_store import KafkaStatusStore
 

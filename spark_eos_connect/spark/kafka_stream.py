@@ -30,7 +30,7 @@ from pyspark.sql.streaming.datasource import (
 
 from spark_eos_connect.kafka.clients import ensure_reachable
 from spark_eos_connect.kafka.security import authenticates
-from spark_eos_connect.runtime.config_references import ConfigProviders
+from spark_eos_connect.runtime.config.config_references import ConfigProviders
 from spark_eos_connect.sink.kafka_input import (
     TP,
     KafkaMetadata,

@@ -17,7 +17,7 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 
 from spark_eos_connect.api.config import InvalidConfigError
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.framework_config import split_options
+from spark_eos_connect.runtime.config.framework_config import split_options
 from spark_eos_connect.spark.worker_gc import settle_heap
 
 log = logging.getLogger(__name__)

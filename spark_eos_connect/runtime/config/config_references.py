@@ -23,7 +23,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.config_providers import PROVIDER_CLASS_ALIASES, SHIPPED_PROVIDERS
+from spark_eos_connect.runtime.config.config_providers import (
+    PROVIDER_CLASS_ALIASES,
+    SHIPPED_PROVIDERS,
+)
 
 PROVIDERS_OPTION: Final = "config.providers"
 REFERENCE: Final = re.compile(r"\$\{([^}]*?):(([^}]*?):)?([^}]*?)\}")

@@ -3,7 +3,7 @@
 Spark passes data source options case-insensitively (lower-cased), so the Spark-style options
 are defined in lower case here (`maxRecordsPerTrigger` arrives as `maxrecordspertrigger`).
 `config.providers*` options name the config providers (worker-level, as in Connect); values may
-hold `${provider:[path:]key}` references (`runtime.config_references`), kept as they are here
+hold `${provider:[path:]key}` references (`runtime.config.config_references`), kept as they are here
 and resolved where they are used. Everything else that is not `kafka.`-prefixed belongs to the
 connector, including Connect's converter, `transforms`/`predicates` and `errors.*` options,
 which the source pipeline also reads (`source.config`), as a Connect worker does.
@@ -24,7 +24,7 @@ from spark_eos_connect.api.config import (
     ValidString,
 )
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.config_references import (
+from spark_eos_connect.runtime.config.config_references import (
     ConfigProviders,
     has_reference,
 )
