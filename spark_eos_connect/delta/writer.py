@@ -36,6 +36,7 @@ from spark_eos_connect.delta.config import DeltaSinkConfig, parse_delta_config
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
 from spark_eos_connect.runtime.config.framework_config import split_options
+from spark_eos_connect.runtime.config.option_keys import lowered
 from spark_eos_connect.runtime.errors_dlq import (
     ErrorPolicy,
     ErrorReporter,
@@ -70,7 +71,7 @@ _USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata"
 
 def lower_keys(options: Mapping[str, Any]) -> dict[str, str]:
     """Options as Spark passes them to data sources: lower-case names, string values."""
-    return {str(k).lower(): str(v) for k, v in options.items()}
+    return {k: str(v) for k, v in lowered(options).items()}
 
 
 # --- the table's state (driver) -----------------------------------------------------------------

@@ -35,6 +35,7 @@ from spark_eos_connect.runtime.config.framework_config import (
     InternalTopicSettings,
     split_options,
 )
+from spark_eos_connect.runtime.config.option_keys import lowered
 from spark_eos_connect.runtime.lifecycle.connector_lifecycle import (
     RUNNING_STATES,
     STATE_CHECK_INTERVAL_S,
@@ -187,7 +188,7 @@ class SinkLifecycleConfig:
 def connector_config(options: Mapping[str, Any]) -> dict[str, str]:
     """The connector's own options: without `kafka.*`, worker (`config.providers*` too) and
     reader-only options; references unresolved."""
-    rest, _ = split_options({str(k).lower(): v for k, v in options.items()})
+    rest, _ = split_options(lowered(options))
     return {
         key: str(value)
         for key, value in sorted(rest.items())
@@ -200,7 +201,7 @@ def connector_config(options: Mapping[str, Any]) -> dict[str, str]:
 
 def parse_sink_lifecycle(options: Mapping[str, Any]) -> SinkLifecycleConfig | None:
     """The lifecycle settings of a Kafka reader; None without a `name` (nothing to follow)."""
-    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    rest, kafka = split_options(lowered(options))
     name = str(rest.get("name") or "").strip()
     if not name:
         return None

@@ -28,6 +28,7 @@ from spark_eos_connect.runtime.config.config_references import (
 )
 from spark_eos_connect.runtime.config.connect_options import ACCEPTED_VALUES
 from spark_eos_connect.runtime.config.framework_config import WORKER_CONFIG, split_options
+from spark_eos_connect.runtime.config.option_keys import lowered
 from spark_eos_connect.runtime.config.option_names import unknown_option_message
 from spark_eos_connect.runtime.errors_dlq import ERRORS_CONFIG, ErrorPolicy
 from spark_eos_connect.sink.kafka_input import READER_CONFIG
@@ -162,7 +163,7 @@ def sink_config_problems(options: Mapping[str, Any]) -> Problems:
     from spark_eos_connect.transforms import parse_transform_chain, transform_config_problems
 
     problems: Problems = {}
-    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    rest, kafka = split_options(lowered(options))
     if "bootstrap.servers" not in kafka:
         problems["kafka.bootstrap.servers"] = [
             "Missing option kafka.bootstrap.servers: the Kafka cluster whose consumer group "
@@ -250,7 +251,7 @@ def parse_sink_options(options: Mapping[str, Any]) -> SinkOptions:
     problems = sink_config_problems(options)
     if problems:
         raise InvalidConfigError(problems)
-    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    rest, kafka = split_options(lowered(options))
     providers = ConfigProviders.from_options(rest)
     rest = restore_alias_case({k: v for k, v in rest.items() if not is_provider_option(k)})
     framework = {k: v for k, v in rest.items() if k in SINK_FRAMEWORK_CONFIG}

@@ -29,6 +29,7 @@ from spark_eos_connect.runtime.config.framework_config import (
     parse_framework_values,
     split_options,
 )
+from spark_eos_connect.runtime.config.option_keys import lowered
 from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
 from spark_eos_connect.source.conversion import (
     CONVERTER_OPTIONS,
@@ -84,7 +85,7 @@ class SourcePipelineConfig(WorkerConfig):
 
 def parse_source_pipeline(options: Mapping[str, Any]) -> SourcePipelineConfig:
     """Parse data source options; raises ConfigError naming every bad option."""
-    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    rest, kafka = split_options(lowered(options))
     if "bootstrap.servers" not in kafka:
         raise ConfigError(
             "Missing option kafka.bootstrap.servers: the Kafka cluster to write to "

@@ -23,7 +23,11 @@ from spark_eos_connect.runtime.config.connect_options import (
     refused_option_problems,
     restore_alias_case,
 )
-from spark_eos_connect.runtime.config.framework_config import FRAMEWORK_CONFIG, split_options
+from spark_eos_connect.runtime.config.framework_config import (
+    FRAMEWORK_CONFIG,
+    split_options,
+)
+from spark_eos_connect.runtime.config.option_keys import lowered
 from spark_eos_connect.runtime.config.option_names import quoted, unknown_option_message
 from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
 from spark_eos_connect.source.conversion import (
@@ -179,7 +183,7 @@ def source_config_report(options: Mapping[str, Any]) -> tuple[Problems, list[str
     from spark_eos_connect.transforms import transform_config_warnings
 
     problems: Problems = {}
-    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    rest, kafka = split_options(lowered(options))
     _add(problems, _kafka_problems(kafka))
     try:
         providers = ConfigProviders.from_options(rest)

@@ -344,12 +344,13 @@ def run_query(
 def job_no_op_warnings(options: Mapping[str, Any]) -> list[str]:
     """`runtime.no_ops`'s warnings for a job's stream options: a FileStreamSource's missing
     `file`; `topics` that do not exist and a `topics.regex` matching none (the cluster asked)."""
+    from spark_eos_connect.runtime.config.option_keys import lowered
     from spark_eos_connect.runtime.no_ops import missing_file_warning, missing_topic_warnings
 
-    lowered = {str(k).lower(): v for k, v in options.items()}
+    given = lowered(options)
     warnings = []
-    name = str(lowered.get("connector.class") or "")
-    file = lowered.get("file")
+    name = str(given.get("connector.class") or "")
+    file = given.get("file")
     if name and file:
         from spark_eos_connect.plugins.connectors import resolve_connector_class
 
@@ -359,8 +360,8 @@ def job_no_op_warnings(options: Mapping[str, Any]) -> list[str]:
             cls_name = ""
         found = missing_file_warning(cls_name, str(file), Path(str(file)).exists())
         warnings += [found] if found else []
-    topics = [t.strip() for t in str(lowered.get("topics") or "").split(",") if t.strip()]
-    regex = lowered.get("topics.regex")
+    topics = [t.strip() for t in str(given.get("topics") or "").split(",") if t.strip()]
+    regex = given.get("topics.regex")
     if topics or regex:
         from spark_eos_connect.kafka.clients import topic_names
 
