@@ -44,7 +44,7 @@ from typing import Any
 
 import spark_eos_connect
 from spark_eos_connect.connectors.generator import parse_generated_value
-from spark_eos_connect.kafka.broker import free_port
+from spark_eos_connect.jvm.broker import free_port
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic, read_to_end
 from spark_eos_connect.testing import wait_for
 

@@ -17,7 +17,9 @@ import pytest
 from confluent_kafka import Producer
 
 from spark_eos_connect.kafka.clients import ConsumedRecord, admin_client, ensure_topic, read_to_end
+from spark_eos_connect.runtime.commit_hooks import HOOKS_ENV
 from spark_eos_connect.testing import BrokerProcess
+from spark_eos_connect.testing.faults import FAULT_ENV, MARKER_ENV, job_environment
 from spark_eos_connect.testing.postgres import PostgresCluster, PostgresDatabase
 
 EXTERNAL_BOOTSTRAP_ENV = "EOSCONNECT_TEST_BOOTSTRAP_SERVERS"
@@ -284,12 +286,8 @@ def run_job() -> Callable[..., subprocess.CompletedProcess[str]]:
         marker: Path | None = None,
         timeout_s: float = 300.0,
     ) -> subprocess.CompletedProcess[str]:
-        env = dict(os.environ)
-        env.pop("EOSCONNECT_FAULT", None)
-        if fault:
-            env["EOSCONNECT_FAULT"] = fault
-            if marker is not None:
-                env["EOSCONNECT_FAULT_MARKER"] = str(marker)
+        env = {k: v for k, v in os.environ.items() if k not in (FAULT_ENV, MARKER_ENV, HOOKS_ENV)}
+        env.update(job_environment(fault, str(marker) if marker is not None else None))
         return subprocess.run(
             [sys.executable, str(REPO_ROOT / "jobs" / script), *args],
             env=env,

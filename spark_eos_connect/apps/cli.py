@@ -31,8 +31,8 @@ REACHABLE_WAIT_S = 8.0
 
 
 def _run_kafka(args: argparse.Namespace) -> int:
-    from spark_eos_connect.kafka.broker import LocalKafkaBroker
-    from spark_eos_connect.kafka.cluster import LocalKafkaCluster
+    from spark_eos_connect.jvm.broker import LocalKafkaBroker
+    from spark_eos_connect.jvm.cluster import LocalKafkaCluster
 
     if args.brokers < 1:
         raise ConfigError(f"--brokers must be at least 1, not {args.brokers}")
@@ -91,7 +91,10 @@ def _kafka_settings(args: argparse.Namespace) -> dict[str, Any]:
     resolves its `kafka.*` options. `-X config.providers...` settings choose the providers
     (default: env, file and directory) and are not passed to Kafka. A reference that cannot be
     resolved is a ConfigError naming the option and the reference, never a value."""
-    from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
+    from spark_eos_connect.runtime.config.config_references import (
+        ConfigProviders,
+        is_provider_option,
+    )
 
     options = _kafka_options(args.kafka_option)
     given = options.pop("bootstrap.servers", None)

@@ -22,9 +22,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from spark_eos_connect.jvm.broker import HOST, free_port
 from spark_eos_connect.jvm.jars import ensure_jars
 from spark_eos_connect.jvm.processes import terminate
-from spark_eos_connect.kafka.broker import HOST, free_port
 
 MAIN_CLASS = "org.apache.kafka.connect.cli.ConnectDistributed"
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"

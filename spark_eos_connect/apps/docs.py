@@ -16,8 +16,11 @@ from spark_eos_connect.errors import ConnectorNotFoundError
 from spark_eos_connect.herder.plugins import PLUGIN_CONFIG
 from spark_eos_connect.plugins.connectors import known_connectors, resolve_connector_class
 from spark_eos_connect.rest.guards import REST_CONFIG
+from spark_eos_connect.runtime.config.framework_config import (
+    CONNECTOR_FRAMEWORK_CONFIG,
+    WORKER_CONFIG,
+)
 from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
-from spark_eos_connect.runtime.framework_config import CONNECTOR_FRAMEWORK_CONFIG, WORKER_CONFIG
 from spark_eos_connect.sink.kafka_input import READER_CONFIG
 from spark_eos_connect.sink.options import SINK_FRAMEWORK_CONFIG
 from spark_eos_connect.source.conversion import SOURCE_CONVERTER_CONFIG

@@ -11,9 +11,12 @@ from __future__ import annotations
 import decimal
 import math
 import struct
-from fractions import Fraction
 
-from spark_eos_connect.protocol._json import java_double_to_string
+from spark_eos_connect.protocol._jdouble import (
+    closer_two_digits,
+    java_double_to_string,
+    java_layout,
+)
 
 FLOAT32_MAX = struct.unpack(">f", bytes.fromhex("7f7fffff"))[0]
 
@@ -31,19 +34,6 @@ def _reads_back(text_value: float, value: float) -> bool:
         return False
 
 
-def _layout(negative: bool, digits: str, exponent: int) -> str:
-    """Java's layout of `0.d1d2... * 10**(exponent + 1)` (`exponent` is scientific)."""
-    sign = "-" if negative else ""
-    point = exponent + 1
-    if -3 <= exponent < 7:
-        if point <= 0:
-            return f"{sign}0.{'0' * -point}{digits}"
-        if point >= len(digits):
-            return f"{sign}{digits}{'0' * (point - len(digits))}.0"
-        return f"{sign}{digits[:point]}.{digits[point:]}"
-    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exponent}"
-
-
 def _shortest_float32_digits(value: float) -> tuple[str, int]:
     """The fewest significant digits (and scientific exponent) that read back as `value`."""
     for precision in range(1, 10):
@@ -53,21 +43,6 @@ def _shortest_float32_digits(value: float) -> tuple[str, int]:
             digits = mantissa.replace(".", "").rstrip("0") or "0"
             return digits, int(exp)
     raise AssertionError(f"no float32 digits for {value!r}")  # pragma: no cover
-
-
-def _closer_two_digits(value: float, digits: str, exponent: int) -> tuple[str, int]:
-    """Java prefers two digits over one when they are closer to the exact value."""
-    exact = Fraction(value)
-    best = (abs(int(digits) * Fraction(10) ** exponent - exact), digits, exponent)
-    for scale_exponent in (exponent - 2, exponent - 1):
-        scale = Fraction(10) ** scale_exponent
-        two = round(exact / scale)
-        candidate = two * scale
-        if 10 <= two <= 99 and _reads_back(float(candidate), value):
-            distance = abs(candidate - exact)
-            if distance < best[0]:
-                best = (distance, str(two).rstrip("0") or "0", scale_exponent + 1)
-    return best[1], best[2]
 
 
 def float_to_string(value: float) -> str:
@@ -80,8 +55,11 @@ def float_to_string(value: float) -> str:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
     digits, exponent = _shortest_float32_digits(abs(value))
     if len(digits) == 1:
-        digits, exponent = _closer_two_digits(abs(value), digits, exponent)
-    return _layout(value < 0, digits, exponent)
+        magnitude = abs(value)
+        digits, exponent = closer_two_digits(
+            magnitude, digits, exponent, lambda candidate: _reads_back(candidate, magnitude)
+        )
+    return java_layout(value < 0, digits, exponent)
 
 
 def double_to_string(value: float) -> str:

@@ -22,9 +22,9 @@ from spark_eos_connect.delta.writer import lower_keys
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.protocol.sink_groups import sink_group_id
 from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
-from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
+from spark_eos_connect.runtime.config.config_references import ConfigProviders, is_provider_option
+from spark_eos_connect.runtime.config.framework_config import split_options
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy, ensure_dlq_topic
-from spark_eos_connect.runtime.framework_config import split_options
 from spark_eos_connect.sink.kafka_input import KafkaMetadata
 from spark_eos_connect.sink.plan import sink_task_configs
 

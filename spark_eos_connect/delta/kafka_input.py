@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.runtime.config.option_keys import lowered
 from spark_eos_connect.sink.kafka_input import KafkaReaderConfig, parse_reader_options
 
 SAME_NAME = frozenset(
@@ -135,7 +136,8 @@ def spark_kafka_options(
     else:
         source["subscribe"] = ",".join(config.topics)
     source["includeHeaders"] = "true"
-    given = next((str(v) for k, v in options.items() if str(k).lower() == "startingoffsets"), None)
+    given = lowered(options).get("startingoffsets")
+    given = None if given is None else str(given)
     source["startingOffsets"] = starting or given or "earliest"
     if config.max_records_per_trigger is not None:
         source["maxOffsetsPerTrigger"] = str(config.max_records_per_trigger)

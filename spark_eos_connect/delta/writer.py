@@ -35,13 +35,14 @@ from typing import Any
 from spark_eos_connect.delta.config import DeltaSinkConfig, parse_delta_config
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
+from spark_eos_connect.runtime.config.framework_config import split_options
+from spark_eos_connect.runtime.config.option_keys import lowered
 from spark_eos_connect.runtime.errors_dlq import (
     ErrorPolicy,
     ErrorReporter,
     FailedRecord,
     Stage,
 )
-from spark_eos_connect.runtime.framework_config import split_options
 from spark_eos_connect.sink.kafka_input import (
     EARLIEST,
     TP,
@@ -70,7 +71,7 @@ _USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata"
 
 def lower_keys(options: Mapping[str, Any]) -> dict[str, str]:
     """Options as Spark passes them to data sources: lower-case names, string values."""
-    return {str(k).lower(): str(v) for k, v in options.items()}
+    return {k: str(v) for k, v in lowered(options).items()}
 
 
 # --- the table's state (driver) -----------------------------------------------------------------

@@ -26,7 +26,8 @@ from spark_eos_connect.plugins.connectors import (
     resolve_plugin_class,
 )
 from spark_eos_connect.plugins.loader import class_path
-from spark_eos_connect.runtime.framework_config import CONNECTOR_FRAMEWORK_CONFIG
+from spark_eos_connect.runtime.config.framework_config import CONNECTOR_FRAMEWORK_CONFIG
+from spark_eos_connect.runtime.config.option_keys import lowered
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,7 @@ def plugin_packages(value: str | Iterable[str]) -> tuple[str, ...]:
 def _reports(
     connector: Connector, props: Mapping[str, Any]
 ) -> tuple[list[tuple[ConfigKey, ConfigValueReport, str]], int]:
-    framework_props = {key.lower(): value for key, value in props.items()}
+    framework_props = lowered(props)
     entries = [
         (CONNECTOR_FRAMEWORK_CONFIG.keys[report.name], report, COMMON_GROUP)
         for report in CONNECTOR_FRAMEWORK_CONFIG.validate(framework_props)

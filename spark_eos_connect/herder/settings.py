@@ -9,22 +9,15 @@ from typing import Any
 
 from spark_eos_connect.herder.ownership import HERDER_WORKER_SUFFIX
 from spark_eos_connect.herder.plugins import PLUGIN_CONFIG, PLUGIN_PACKAGES, plugin_packages
-from spark_eos_connect.runtime.framework_config import WORKER_CONFIG, InternalTopicSettings
+from spark_eos_connect.runtime.config.framework_config import WORKER_CONFIG, WorkerConfig
 
 
 @dataclass(frozen=True)
-class WorkerSettings:
+class WorkerSettings(WorkerConfig):
     """The worker-level options the herder needs (Connect's names, this project's defaults)."""
 
-    group_id: str = "eosconnect"
-    config_topic: str = "eosconnect-configs"
-    offsets_topic: str = "eosconnect-offsets"
-    status_topic: str = "eosconnect-status"
     offsets_partitions: int = 25
-    exactly_once: bool = True
     worker_id: str = field(default_factory=lambda: socket.gethostname() + HERDER_WORKER_SUFFIX)
-    topics: InternalTopicSettings = field(default_factory=InternalTopicSettings)
-    """How the internal topics are created (Connect's `*.storage.*` options)."""
     plugin_packages: tuple[str, ...] = ()
     """``plugin.packages``: packages whose connector classes requests may name (besides the
     shipped connectors); nothing else is imported."""
@@ -40,12 +33,7 @@ class WorkerSettings:
         values = WORKER_CONFIG.parse(given)
         own = PLUGIN_CONFIG.parse(options)
         return cls(
-            group_id=values["group.id"],
-            config_topic=values["config.storage.topic"],
-            offsets_topic=values["offset.storage.topic"],
-            status_topic=values["status.storage.topic"],
+            **WorkerConfig.fields_from(values, given),
             offsets_partitions=values["offset.storage.partitions"],
-            exactly_once=values["exactly.once.source.support"].lower() == "enabled",
-            topics=InternalTopicSettings.from_values(values, given),
             plugin_packages=tuple(own[PLUGIN_PACKAGES]),
         )

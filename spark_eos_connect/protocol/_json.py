@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 from typing import Any
+
+from spark_eos_connect.protocol._jdouble import java_double_to_string
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -52,49 +53,6 @@ def _escape_char(ch: str) -> str:
 def quote(text: str) -> str:
     """Return `text` as a JSON string literal, escaped the way Jackson escapes it."""
     return '"' + "".join(_escape_char(ch) for ch in text) + '"'
-
-
-def _closer_two_digits(value: float, digit: str, exponent: int) -> tuple[str, int]:
-    """Java picks a 2-digit decimal over the 1-digit one when it is closer (e.g. 4.9E-324)."""
-    exact = Fraction(value)
-    best_digits, best_exponent = digit, exponent
-    best_distance = abs(int(digit) * Fraction(10) ** exponent - exact)
-    for scale_exponent in (exponent - 2, exponent - 1):
-        scale = Fraction(10) ** scale_exponent
-        two = round(exact / scale)
-        candidate = two * scale
-        distance = abs(candidate - exact)
-        if 10 <= two <= 99 and float(candidate) == value and distance < best_distance:
-            best_digits, best_exponent, best_distance = str(two), scale_exponent + 1, distance
-    return best_digits.rstrip("0") or "0", best_exponent
-
-
-def java_double_to_string(value: float) -> str:
-    """Format a finite double like Java's ``Double.toString`` (JDK 19+, shortest digits)."""
-    if not math.isfinite(value):
-        raise ValueError(f"non-finite number {value!r} cannot be written as JSON")
-    if value == 0.0:
-        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    sign = "-" if value < 0 else ""
-    mantissa, _, exp_text = repr(abs(value)).partition("e")
-    whole, _, frac = mantissa.partition(".")
-    all_digits = whole + frac
-    # The value is 0.<digits> * 10**point once leading and trailing zeros are dropped.
-    point = len(whole) + int(exp_text or "0")
-    significant = all_digits.lstrip("0")
-    point -= len(all_digits) - len(significant)
-    digits = significant.rstrip("0")
-    exponent = point - 1  # scientific exponent: d.ddd * 10**exponent
-    if len(digits) == 1:
-        digits, exponent = _closer_two_digits(abs(value), digits, exponent)
-        point = exponent + 1
-    if -3 <= exponent < 7:
-        if point <= 0:
-            return f"{sign}0.{'0' * -point}{digits}"
-        if point >= len(digits):
-            return f"{sign}{digits}{'0' * (point - len(digits))}.0"
-        return f"{sign}{digits[:point]}.{digits[point:]}"
-    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exponent}"
 
 
 def dumps(value: Any) -> str:

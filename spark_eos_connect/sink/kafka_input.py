@@ -31,8 +31,9 @@ from spark_eos_connect.kafka.range_reader import read_ranges as read_ranges
 from spark_eos_connect.kafka.range_reader import records_batch as records_batch
 from spark_eos_connect.kafka.topic_offsets import TopicOffsets
 from spark_eos_connect.protocol.sink_groups import sink_group_id
-from spark_eos_connect.runtime.config_references import ConfigProviders
-from spark_eos_connect.runtime.framework_config import split_options
+from spark_eos_connect.runtime.config.config_references import ConfigProviders
+from spark_eos_connect.runtime.config.framework_config import split_options
+from spark_eos_connect.runtime.config.option_keys import lowered
 
 log = logging.getLogger(__name__)
 
@@ -145,13 +146,13 @@ class KafkaReaderConfig:
 
 def is_kafka_read(options: Mapping[str, Any]) -> bool:
     """Whether reader options ask for Kafka topics (`topics` or `topics.regex`)."""
-    keys = {str(k).lower() for k in options}
+    keys = lowered(options)
     return "topics" in keys or "topics.regex" in keys
 
 
 def parse_reader_options(options: Mapping[str, Any]) -> KafkaReaderConfig:
     """Parse reader options (case-insensitive; unknown non-`kafka.` options are ignored)."""
-    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    rest, kafka = split_options(lowered(options))
     values = READER_CONFIG.parse(rest)
     topics = tuple(t for t in (values["topics"] or []) if t)
     regex = values["topics.regex"]
@@ -189,7 +190,7 @@ def parse_reader_options(options: Mapping[str, Any]) -> KafkaReaderConfig:
 def poll_timeout_ms(options: Mapping[str, Any]) -> int:
     """`kafkaConsumer.pollTimeoutMs` of reader (or writer) options, checked."""
     key = "kafkaconsumer.polltimeoutms"
-    given = {k: v for k, v in ((str(k).lower(), v) for k, v in options.items()) if k == key}
+    given = {k: v for k, v in lowered(options).items() if k == key}
     return int(READER_CONFIG.parse(given)[key])
 
 

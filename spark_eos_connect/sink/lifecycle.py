@@ -29,21 +29,29 @@ from typing import Any
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusState
-from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
-from spark_eos_connect.runtime.connector_lifecycle import RUNNING_STATES, STATE_CHECK_INTERVAL_S
-from spark_eos_connect.runtime.framework_config import (
+from spark_eos_connect.runtime.config.config_references import ConfigProviders, is_provider_option
+from spark_eos_connect.runtime.config.framework_config import (
     WORKER_CONFIG,
     InternalTopicSettings,
     split_options,
 )
-from spark_eos_connect.runtime.leadership import LEADER_ATTEMPTS, config_store_for, worker_id
+from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.lifecycle.connector_lifecycle import (
+    RUNNING_STATES,
+    STATE_CHECK_INTERVAL_S,
+)
+from spark_eos_connect.runtime.lifecycle.leadership import LEADER_ATTEMPTS, worker_id
 from spark_eos_connect.sink.kafka_input import (
     READER_CONFIG,
     TP,
     offsets_from_json,
     offsets_to_json,
 )
-from spark_eos_connect.storage.config_store import KafkaConfigStore, LeaderFencedError
+from spark_eos_connect.storage.config_store import (
+    KafkaConfigStore,
+    LeaderFencedError,
+    config_store_for,
+)
 from spark_eos_connect.storage.status_store import KafkaStatusStore
 
 log = logging.getLogger(__name__)
@@ -180,7 +188,7 @@ class SinkLifecycleConfig:
 def connector_config(options: Mapping[str, Any]) -> dict[str, str]:
     """The connector's own options: without `kafka.*`, worker (`config.providers*` too) and
     reader-only options; references unresolved."""
-    rest, _ = split_options({str(k).lower(): v for k, v in options.items()})
+    rest, _ = split_options(lowered(options))
     return {
         key: str(value)
         for key, value in sorted(rest.items())
@@ -193,7 +201,7 @@ def connector_config(options: Mapping[str, Any]) -> dict[str, str]:
 
 def parse_sink_lifecycle(options: Mapping[str, Any]) -> SinkLifecycleConfig | None:
     """The lifecycle settings of a Kafka reader; None without a `name` (nothing to follow)."""
-    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    rest, kafka = split_options(lowered(options))
     name = str(rest.get("name") or "").strip()
     if not name:
         return None

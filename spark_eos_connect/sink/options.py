@@ -21,15 +21,16 @@ from spark_eos_connect.api.config import (
 )
 from spark_eos_connect.converters import make_converter, make_header_converter
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.config_references import (
+from spark_eos_connect.runtime.config.config_references import (
     ConfigProviders,
     has_reference,
     is_provider_option,
 )
-from spark_eos_connect.runtime.connect_options import ACCEPTED_VALUES
+from spark_eos_connect.runtime.config.connect_options import ACCEPTED_VALUES
+from spark_eos_connect.runtime.config.framework_config import WORKER_CONFIG, split_options
+from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.config.option_names import unknown_option_message
 from spark_eos_connect.runtime.errors_dlq import ERRORS_CONFIG, ErrorPolicy
-from spark_eos_connect.runtime.framework_config import WORKER_CONFIG, split_options
-from spark_eos_connect.runtime.option_names import unknown_option_message
 from spark_eos_connect.sink.kafka_input import READER_CONFIG
 
 MAX_POLL_RECORDS = "consumer.override.max.poll.records"
@@ -155,11 +156,14 @@ def sink_config_problems(options: Mapping[str, Any]) -> Problems:
     framework's options, each converter and its options, `transforms`/`predicates` (each
     transformation and predicate configured, then closed) and `errors.*`. References to config
     providers are resolved; the connector's own options are its `validate`'s business."""
-    from spark_eos_connect.runtime.connect_options import alias_case_problems, restore_alias_case
+    from spark_eos_connect.runtime.config.connect_options import (
+        alias_case_problems,
+        restore_alias_case,
+    )
     from spark_eos_connect.transforms import parse_transform_chain, transform_config_problems
 
     problems: Problems = {}
-    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    rest, kafka = split_options(lowered(options))
     if "bootstrap.servers" not in kafka:
         problems["kafka.bootstrap.servers"] = [
             "Missing option kafka.bootstrap.servers: the Kafka cluster whose consumer group "
@@ -242,12 +246,12 @@ def unknown_sink_options(
 def parse_sink_options(options: Mapping[str, Any]) -> SinkOptions:
     """Parse `writeStream.format("eosconnect")` options for a sink connector; raises one
     `InvalidConfigError` listing every problem (`sink_config_problems`)."""
-    from spark_eos_connect.runtime.connect_options import restore_alias_case
+    from spark_eos_connect.runtime.config.connect_options import restore_alias_case
 
     problems = sink_config_problems(options)
     if problems:
         raise InvalidConfigError(problems)
-    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    rest, kafka = split_options(lowered(options))
     providers = ConfigProviders.from_options(rest)
     rest = restore_alias_case({k: v for k, v in rest.items() if not is_provider_option(k)})
     framework = {k: v for k, v in rest.items() if k in SINK_FRAMEWORK_CONFIG}

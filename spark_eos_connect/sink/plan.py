@@ -19,7 +19,7 @@ from spark_eos_connect.ports import CommitHooks
 from spark_eos_connect.protocol.sink_groups import sink_group_id
 from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.runtime.commit_hooks import NO_HOOKS
-from spark_eos_connect.runtime.config_references import ConfigProviders, reverse_transform
+from spark_eos_connect.runtime.config.config_references import ConfigProviders, reverse_transform
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy
 from spark_eos_connect.sink.decoding import RecordConverters
 from spark_eos_connect.sink.options import (

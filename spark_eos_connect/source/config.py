@@ -1,8 +1,8 @@
 """A source pipeline's options, parsed: framework settings, Kafka client settings, the rest.
 
-The framework's option definitions are shared with sinks (`runtime.framework_config`); what is
-read here is what a source query alone needs, including its records' converters, transforms
-and `errors.*` (`source.conversion`), as a Connect worker reads them.
+The framework's option definitions are shared with sinks (`runtime.config.framework_config`);
+what is read here is what a source query alone needs, including its records' converters,
+transforms and `errors.*` (`source.conversion`), as a Connect worker reads them.
 """
 
 from __future__ import annotations
@@ -13,23 +13,24 @@ from typing import Any
 
 from spark_eos_connect.api.config import InvalidConfigError
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.config_references import (
+from spark_eos_connect.runtime.config.config_references import (
     ConfigProviders,
     has_reference,
     is_provider_option,
 )
-from spark_eos_connect.runtime.connect_options import (
+from spark_eos_connect.runtime.config.connect_options import (
     alias_case_problems,
     refused_option_problems,
     restore_alias_case,
 )
-from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
-from spark_eos_connect.runtime.framework_config import (
+from spark_eos_connect.runtime.config.framework_config import (
     FRAMEWORK_CONFIG,
-    InternalTopicSettings,
+    WorkerConfig,
     parse_framework_values,
     split_options,
 )
+from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
 from spark_eos_connect.source.conversion import (
     CONVERTER_OPTIONS,
     conversion_option_names,
@@ -38,19 +39,15 @@ from spark_eos_connect.source.conversion import (
 from spark_eos_connect.source.plan import RecordConversion
 
 
-@dataclass(frozen=True)
-class SourcePipelineConfig:
-    """Parsed options of a source pipeline: framework settings, Kafka client settings, the rest."""
+@dataclass(frozen=True, kw_only=True)
+class SourcePipelineConfig(WorkerConfig):
+    """Parsed options of a source pipeline: the worker's settings (`offsets_topic`: the
+    worker's global offsets topic), the connector's framework settings, Kafka client settings,
+    the rest."""
 
     name: str
     connector_class: str
     tasks_max: int
-    group_id: str
-    config_topic: str
-    global_offsets_topic: str
-    topics: InternalTopicSettings
-    status_topic: str
-    exactly_once: bool
     exactly_once_required: bool
     transaction_boundary: str
     transaction_interval_ms: int
@@ -69,7 +66,7 @@ class SourcePipelineConfig:
     @property
     def primary_offsets_topic(self) -> str:
         """Where tasks commit offsets transactionally: the dedicated topic if any, else global."""
-        return self.connector_offsets_topic or self.global_offsets_topic
+        return self.connector_offsets_topic or self.offsets_topic
 
     def task_transactional_id(self, task: int) -> str:
         """`<group.id>-<connector>-<task>`, the transactional id of one source task."""
@@ -88,7 +85,7 @@ class SourcePipelineConfig:
 
 def parse_source_pipeline(options: Mapping[str, Any]) -> SourcePipelineConfig:
     """Parse data source options; raises ConfigError naming every bad option."""
-    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    rest, kafka = split_options(lowered(options))
     if "bootstrap.servers" not in kafka:
         raise ConfigError(
             "Missing option kafka.bootstrap.servers: the Kafka cluster to write to "
@@ -116,12 +113,7 @@ def parse_source_pipeline(options: Mapping[str, Any]) -> SourcePipelineConfig:
         name=values["name"],
         connector_class=values["connector.class"],
         tasks_max=values["tasks.max"],
-        group_id=values["group.id"],
-        config_topic=values["config.storage.topic"],
-        global_offsets_topic=values["offset.storage.topic"],
-        topics=InternalTopicSettings.from_values(values, rest),
-        status_topic=values["status.storage.topic"],
-        exactly_once=values["exactly.once.source.support"].lower() == "enabled",
+        **WorkerConfig.fields_from(values, rest),
         exactly_once_required=values["exactly.once.support"].lower() == "required",
         transaction_boundary=values["transaction.boundary"].lower(),
         transaction_interval_ms=values["transaction.boundary.interval.ms"],

@@ -28,14 +28,14 @@ from spark_eos_connect.ports import ConfigStore, ConfigWriter, StatusStore
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime import commit_hooks
-from spark_eos_connect.runtime.config_references import reverse_transform
-from spark_eos_connect.runtime.connector_lifecycle import (
+from spark_eos_connect.runtime.config.config_references import reverse_transform
+from spark_eos_connect.runtime.lifecycle.connector_lifecycle import (
     RUNNING_STATES,
     STATE_CHECK_INTERVAL_S,
     ConnectorPhase,
     ManagedConnector,
 )
-from spark_eos_connect.runtime.leadership import begin_generation, config_store_for, worker_id
+from spark_eos_connect.runtime.lifecycle.leadership import begin_generation, worker_id
 from spark_eos_connect.runtime.liveness import (
     HEARTBEAT_S,
     LIVENESS_S,
@@ -49,6 +49,7 @@ from spark_eos_connect.runtime.liveness import (
 )
 from spark_eos_connect.source.config import SourcePipelineConfig
 from spark_eos_connect.source.plan import SourceTaskPlan
+from spark_eos_connect.storage.config_store import config_store_for
 from spark_eos_connect.storage.offsets import OffsetsTopicView, ensure_offsets_topic
 from spark_eos_connect.storage.status_store import KafkaStatusStore
 
@@ -173,7 +174,7 @@ class CoordinatorStores:
         topics = config.topics
         global_partitions = ensure_offsets_topic(
             kafka,
-            config.global_offsets_topic,
+            config.offsets_topic,
             topics.offsets_partitions,
             topics.offsets_replication,
         )
@@ -197,7 +198,7 @@ class CoordinatorStores:
             status_store=status_store,
             primary_view=OffsetsTopicView(kafka, config.primary_offsets_topic),
             global_view=(
-                OffsetsTopicView(kafka, config.global_offsets_topic)
+                OffsetsTopicView(kafka, config.offsets_topic)
                 if config.connector_offsets_topic
                 else None
             ),
@@ -509,7 +510,7 @@ class SourceCoordinator:
                 offsets_topic=config.primary_offsets_topic,
                 offsets_topic_partitions=self.primary_partitions,
                 mirror_offsets_topic=(
-                    config.global_offsets_topic if config.connector_offsets_topic else None
+                    config.offsets_topic if config.connector_offsets_topic else None
                 ),
                 mirror_offsets_topic_partitions=self.global_partitions,
                 committed=committed,

@@ -22,7 +22,7 @@ import pyarrow as pa
 from spark_eos_connect.kafka.producers import ProducerFencedError
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime import task_host
-from spark_eos_connect.runtime.leadership import worker_id
+from spark_eos_connect.runtime.lifecycle.leadership import worker_id
 from spark_eos_connect.runtime.task_host import Reply
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.source.task_loop import BatchResult, LiveSourceTask

@@ -9,7 +9,7 @@ from typing import Any
 
 from spark_eos_connect.ports import CommitHooks
 from spark_eos_connect.runtime.commit_hooks import NO_HOOKS
-from spark_eos_connect.runtime.config_references import ConfigProviders
+from spark_eos_connect.runtime.config.config_references import ConfigProviders
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy
 
 

@@ -572,15 +572,7 @@ class LiveSourceTask:
         for message in offset_messages(
             plan.offsets_topic, plan.offsets_topic_partitions, plan.connector, offsets
         ):
-            produce(
-                producer,
-                message.topic,
-                message.value,
-                message.key,
-                partition=message.partition,
-                on_delivery=self._offsets_delivered,
-                headers=headers,
-            )
+            message.produce_with(producer, on_delivery=self._offsets_delivered, headers=headers)
             headers = None  # on the transaction's first offsets record only
         if plan.exactly_once:
             plan.hooks.reached("before_commit", batch_id)
@@ -760,13 +752,7 @@ class LiveSourceTask:
             plan.mirror_offsets_topic, plan.mirror_offsets_topic_partitions, plan.connector, offsets
         ):
             try:
-                produce(
-                    self._mirror_producer,
-                    message.topic,
-                    message.value,
-                    message.key,
-                    partition=message.partition,
-                )
+                message.produce_with(self._mirror_producer)
             except PRODUCER_ERRORS as error:
                 log.warning("mirroring offsets to %s failed: %s", plan.mirror_offsets_topic, error)
 

@@ -2,7 +2,7 @@
 
 `source_config_report(options)` checks the whole config at once: the Kafka settings the
 framework needs, the framework's own options, the Connect options this project refuses
-(`runtime.connect_options`), the converters, `transforms`, `predicates` and `errors.*`
+(`runtime.config.connect_options`), the converters, `transforms`, `predicates` and `errors.*`
 (`source.conversion`), and the connector's own options as its `validate` sees them. It
 returns every problem by option, and warnings for options nothing reads (which Connect passes to
 the connector and ignores too). `validate_source_options` raises one `InvalidConfigError`
@@ -16,16 +16,20 @@ from typing import Any
 
 from spark_eos_connect.api.config import InvalidConfigError, props_with_prefix
 from spark_eos_connect.errors import ConfigError, ConnectorNotFoundError
-from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
-from spark_eos_connect.runtime.connect_options import (
+from spark_eos_connect.runtime.config.config_references import ConfigProviders, is_provider_option
+from spark_eos_connect.runtime.config.connect_options import (
     ACCEPTED_VALUES,
     alias_case_problems,
     refused_option_problems,
     restore_alias_case,
 )
+from spark_eos_connect.runtime.config.framework_config import (
+    FRAMEWORK_CONFIG,
+    split_options,
+)
+from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.config.option_names import quoted, unknown_option_message
 from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
-from spark_eos_connect.runtime.framework_config import FRAMEWORK_CONFIG, split_options
-from spark_eos_connect.runtime.option_names import quoted, unknown_option_message
 from spark_eos_connect.source.conversion import (
     CONVERTER_OPTIONS,
     SOURCE_CONVERTER_CONFIG,
@@ -179,7 +183,7 @@ def source_config_report(options: Mapping[str, Any]) -> tuple[Problems, list[str
     from spark_eos_connect.transforms import transform_config_warnings
 
     problems: Problems = {}
-    rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+    rest, kafka = split_options(lowered(options))
     _add(problems, _kafka_problems(kafka))
     try:
         providers = ConfigProviders.from_options(rest)

@@ -23,6 +23,7 @@ from pyspark.sql.datasource import DataSource, DataSourceStreamReader, DataSourc
 from pyspark.sql.types import StructType
 
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.runtime.config.option_keys import lowered
 from spark_eos_connect.spark.worker_gc import settle_heap
 from spark_eos_connect.version import DATA_SOURCE_NAME
 
@@ -31,7 +32,7 @@ log = logging.getLogger(__name__)
 
 def connector_kind(options: Mapping[str, Any]) -> str | None:
     """`"source"`, `"sink"` or `"unknown"` for the options' `connector.class`; None if unset."""
-    name = {str(k).lower(): v for k, v in options.items()}.get("connector.class")
+    name = lowered(options).get("connector.class")
     if not name:
         return None
     from spark_eos_connect.plugins.connectors import connector_type, resolve_connector_class

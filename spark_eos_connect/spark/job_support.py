@@ -33,6 +33,18 @@ def key_value(text: str) -> tuple[str, str]:
     return key, value
 
 
+def add_key_values(parser: argparse.ArgumentParser, flag: str, what: str) -> None:
+    """A repeatable `flag KEY=VALUE` argument, read as a list of (key, value) pairs."""
+    parser.add_argument(
+        flag,
+        action="append",
+        type=key_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"{what} (repeatable)",
+    )
+
+
 def add_session_arguments(parser: argparse.ArgumentParser) -> None:
     """Where the job runs."""
     parser.add_argument(
@@ -57,22 +69,8 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         help="kafka.bootstrap.servers; default: start an embedded local broker for the run",
     )
     parser.add_argument("--checkpoint", required=True, help="Spark checkpoint folder")
-    parser.add_argument(
-        "--kafka",
-        action="append",
-        type=key_value,
-        default=[],
-        metavar="KEY=VALUE",
-        help="Kafka client setting, passed as option kafka.KEY (repeatable)",
-    )
-    parser.add_argument(
-        "--conf",
-        action="append",
-        type=key_value,
-        default=[],
-        metavar="KEY=VALUE",
-        help="Spark configuration for the job's session (repeatable)",
-    )
+    add_key_values(parser, "--kafka", "Kafka client setting, passed as option kafka.KEY")
+    add_key_values(parser, "--conf", "Spark configuration for the job's session")
     parser.add_argument(
         "--trigger-interval", default="0 seconds", help="processingTime trigger (default: ASAP)"
     )
@@ -127,7 +125,7 @@ def kafka_for_job(bootstrap_servers: str | None, plan: SessionPlan | None = None
     if bootstrap_servers:
         yield bootstrap_servers
         return
-    from spark_eos_connect.kafka.broker import LocalKafkaBroker
+    from spark_eos_connect.jvm.broker import LocalKafkaBroker
 
     warning = embedded_broker_warning(plan)
     if warning:
@@ -157,8 +155,8 @@ def job_kafka_client(options: Mapping[str, Any]) -> dict[str, str]:
 
     The values are for the clients only: never print or log them. A reference that cannot be
     resolved is a ConfigError naming the option and the reference, never a value."""
-    from spark_eos_connect.runtime.config_references import ConfigProviders
-    from spark_eos_connect.runtime.framework_config import split_options
+    from spark_eos_connect.runtime.config.config_references import ConfigProviders
+    from spark_eos_connect.runtime.config.framework_config import split_options
 
     rest, kafka = split_options(options)
     resolved: dict[str, str] = ConfigProviders.from_options(rest).resolve(kafka, prefix="kafka.")
@@ -346,12 +344,13 @@ def run_query(
 def job_no_op_warnings(options: Mapping[str, Any]) -> list[str]:
     """`runtime.no_ops`'s warnings for a job's stream options: a FileStreamSource's missing
     `file`; `topics` that do not exist and a `topics.regex` matching none (the cluster asked)."""
+    from spark_eos_connect.runtime.config.option_keys import lowered
     from spark_eos_connect.runtime.no_ops import missing_file_warning, missing_topic_warnings
 
-    lowered = {str(k).lower(): v for k, v in options.items()}
+    given = lowered(options)
     warnings = []
-    name = str(lowered.get("connector.class") or "")
-    file = lowered.get("file")
+    name = str(given.get("connector.class") or "")
+    file = given.get("file")
     if name and file:
         from spark_eos_connect.plugins.connectors import resolve_connector_class
 
@@ -361,8 +360,8 @@ def job_no_op_warnings(options: Mapping[str, Any]) -> list[str]:
             cls_name = ""
         found = missing_file_warning(cls_name, str(file), Path(str(file)).exists())
         warnings += [found] if found else []
-    topics = [t.strip() for t in str(lowered.get("topics") or "").split(",") if t.strip()]
-    regex = lowered.get("topics.regex")
+    topics = [t.strip() for t in str(given.get("topics") or "").split(",") if t.strip()]
+    regex = given.get("topics.regex")
     if topics or regex:
         from spark_eos_connect.kafka.clients import topic_names
 
@@ -410,3 +409,23 @@ def options_dict(pairs: Sequence[tuple[str, str]], prefix: str = "") -> dict[str
             raise ConfigError(f"option {full} given twice")
         result[full] = value
     return result
+
+
+def kafka_options(bootstrap: str, settings: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """`kafka.bootstrap.servers` and the `--kafka` settings, as `kafka.`-prefixed options."""
+    return {"kafka.bootstrap.servers": bootstrap, **options_dict(settings, "kafka.")}
+
+
+def job_options(
+    args: argparse.Namespace, names: Mapping[str, str], bootstrap: str
+) -> dict[str, str]:
+    """The options a job's arguments stand for: each argument of `names` (argparse dest ->
+    option name) that was given, then the `--option` pairs, then `kafka_options`."""
+    options = {
+        option: str(getattr(args, dest))
+        for dest, option in names.items()
+        if getattr(args, dest) is not None
+    }
+    options.update(options_dict(args.option))
+    options.update(kafka_options(bootstrap, args.kafka))
+    return options

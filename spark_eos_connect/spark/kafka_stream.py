@@ -30,7 +30,8 @@ from pyspark.sql.streaming.datasource import (
 
 from spark_eos_connect.kafka.clients import ensure_reachable
 from spark_eos_connect.kafka.security import authenticates
-from spark_eos_connect.runtime.config_references import ConfigProviders
+from spark_eos_connect.runtime.config.config_references import ConfigProviders
+from spark_eos_connect.runtime.config.option_keys import lowered
 from spark_eos_connect.sink.kafka_input import (
     TP,
     KafkaMetadata,
@@ -98,11 +99,11 @@ def runs_sink_tasks(connector_class: str) -> bool:
 def sink_tasks(options: Mapping[str, Any]) -> int | None:
     """`tasks.max` when the options name a sink `connector.class` run by `SinkTask`s, else
     None. A value that is not a positive number is left to the writer to refuse (None)."""
-    lowered = {str(k).lower(): v for k, v in options.items()}
-    connector = lowered.get("connector.class")
+    given = lowered(options)
+    connector = given.get("connector.class")
     if not connector or not runs_sink_tasks(str(connector)):
         return None
-    raw = lowered.get("tasks.max", 1)
+    raw = given.get("tasks.max", 1)
     try:
         tasks = int(str(raw).strip())
     except ValueError:

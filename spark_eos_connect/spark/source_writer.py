@@ -17,7 +17,8 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 
 from spark_eos_connect.api.config import InvalidConfigError
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.framework_config import split_options
+from spark_eos_connect.runtime.config.framework_config import split_options
+from spark_eos_connect.runtime.config.option_keys import lowered
 from spark_eos_connect.spark.worker_gc import settle_heap
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ class EosConnectSourceStreamWriter(DataSourceStreamArrowWriter):
     """The end of a source connector's stream: its records are committed to Kafka already."""
 
     def __init__(self, options: Mapping[str, Any]) -> None:
-        rest, kafka = split_options({str(k).lower(): v for k, v in options.items()})
+        rest, kafka = split_options(lowered(options))
         self.name = rest.get("name")
         problems: dict[str, list[str]] = {}
         if not self.name:

@@ -234,3 +234,13 @@ class ConfigLeader(ConfigWrites):
             f"Not writing {keys}: this config-topic leader ({self.transactional_id}) was fenced by "
             "a newer leader; read the config topic to its end and decide again"
         )
+
+
+def config_store_for(
+    kafka: Mapping[str, Any], topic: str, group_id: str, replication_factor: int | None = None
+) -> KafkaConfigStore:
+    """A config store whose topic exists (created compacted with one partition and
+    `replication_factor` replicas, None for Connect's default, if absent)."""
+    store = KafkaConfigStore(kafka, topic, group_id)
+    store.ensure_topic(replication_factor=replication_factor)
+    return store

@@ -28,7 +28,7 @@ from spark_eos_connect.kafka.producers import (
     produce,
     transactional_producer,
 )
-from spark_eos_connect.ports import OffsetEntries, OffsetTopics
+from spark_eos_connect.ports import OffsetEntries, OffsetTopics, TransactionalProducer
 from spark_eos_connect.protocol.murmur2 import default_partition
 from spark_eos_connect.protocol.offsets_format import (
     OffsetsSnapshot,
@@ -52,6 +52,11 @@ class OffsetMessage:
     partition: int
     key: bytes
     value: bytes | None
+
+    def produce_with(self, producer: TransactionalProducer, **extra: Any) -> None:
+        """Hand this record to `producer`, waiting for queue space (`extra`: `on_delivery`,
+        `headers`)."""
+        produce(producer, self.topic, self.value, self.key, partition=self.partition, **extra)
 
 
 def ensure_offsets_topic(
@@ -236,9 +241,7 @@ class KafkaSourceOffsets:
         try:
             producer.begin_transaction()
             for message in messages:
-                produce(
-                    producer, message.topic, message.value, message.key, partition=message.partition
-                )
+                message.produce_with(producer)
             producer.commit_transaction(self.timeout_s)
         except Exception:
             try:
@@ -256,14 +259,7 @@ class KafkaSourceOffsets:
                 errors.append(str(error))
 
         for message in messages:
-            produce(
-                producer,
-                message.topic,
-                message.value,
-                message.key,
-                partition=message.partition,
-                on_delivery=delivered,
-            )
+            message.produce_with(producer, on_delivery=delivered)
         if producer.flush(self.timeout_s) or errors:
             reason = "; ".join(errors) or f"not delivered within {self.timeout_s:g}s"
             raise OffsetStoreError(f"Writing offsets failed: {reason}")

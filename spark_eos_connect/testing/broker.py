@@ -18,8 +18,8 @@ from pathlib import Path
 from types import TracebackType
 
 from spark_eos_connect.errors import SetupError
+from spark_eos_connect.jvm.broker import free_port
 from spark_eos_connect.jvm.processes import terminate
-from spark_eos_connect.kafka.broker import free_port
 
 BOOTSTRAP_PREFIX = "bootstrap.servers="
 

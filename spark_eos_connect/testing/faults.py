@@ -13,10 +13,11 @@ consumer group written when there was anything to commit, Spark's commit log not
 Spark's Python daemon runs its workers in a process group of their own, so the hooks remember the
 driver's group and both groups are killed.
 
-The environment is read once, on the driver: a job calls `install_from_environment()` before Spark
-starts, which installs an `EnvironmentFaults` as the process's commit hooks
-(`runtime.commit_hooks`); the plans the driver sends to executors carry it (it pickles), so no
-executor reads the environment and production code never imports this module.
+A test arms faults through the job's environment (`job_environment`): the fault variables and
+`EOSCONNECT_COMMIT_HOOKS` naming `EnvironmentFaults`. The job's driver installs the hooks that
+variable names before Spark starts (`runtime.commit_hooks.install_from_environment`); the plans
+the driver sends to executors carry them (they pickle), so no executor reads the environment
+and production code never imports this module.
 
 Failures instead of crashes: `fail_before_commit@<batch>` and `fail_after_commit@<batch>` raise
 `InjectedFault` inside the source task (in its task host, at the same places as `before_commit`
@@ -45,7 +46,6 @@ from spark_eos_connect.runtime import commit_hooks
 
 FAULT_ENV = "EOSCONNECT_FAULT"
 MARKER_ENV = "EOSCONNECT_FAULT_MARKER"
-DRIVER_GROUP_ENV = "EOSCONNECT_FAULT_PGID"
 POINTS = (
     "poll",
     "before_commit",
@@ -99,11 +99,11 @@ class EnvironmentFaults:
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> EnvironmentFaults | None:
         """The faults `EOSCONNECT_FAULT` arms, or None. The driver's group is the one
-        `install_from_environment` recorded, else this process's."""
+        `commit_hooks.install_from_environment` recorded, else this process's."""
         spec = environ.get(FAULT_ENV)
         if not spec:
             return None
-        group = environ.get(DRIVER_GROUP_ENV, "")
+        group = environ.get(commit_hooks.DRIVER_GROUP_ENV, "")
         driver_group = int(group) if group.isdigit() else os.getpgrp()
         return cls(spec, environ.get(MARKER_ENV) or None, driver_group)
 
@@ -149,12 +149,13 @@ class EnvironmentFaults:
             os.kill(os.getpid(), signal.SIGKILL)
 
 
-def install_from_environment() -> EnvironmentFaults | None:
-    """Driver, before Spark starts: install the faults `EOSCONNECT_FAULT` arms, if any, here and
-    (through the environment Spark's processes inherit) in Spark's driver-side Python workers."""
-    faults = EnvironmentFaults.from_environment(os.environ)
-    if faults is not None:
-        commit_hooks.install(faults)
-        os.environ[DRIVER_GROUP_ENV] = str(faults.driver_group)
-        os.environ[commit_hooks.HOOKS_ENV] = class_path(EnvironmentFaults)
-    return faults
+def job_environment(spec: str | None, marker: str | None = None) -> dict[str, str]:
+    """The variables that arm `spec` (`point@batch,...`) in a job started with them: the faults,
+    their marker file and the commit hooks class the job's driver installs. Empty without a
+    spec."""
+    if not spec:
+        return {}
+    env = {FAULT_ENV: spec, commit_hooks.HOOKS_ENV: class_path(EnvironmentFaults)}
+    if marker:
+        env[MARKER_ENV] = marker
+    return env

@@ -26,7 +26,7 @@ from types import TracebackType
 from typing import Any, Final
 
 from spark_eos_connect.errors import SetupError
-from spark_eos_connect.kafka.broker import free_port
+from spark_eos_connect.jvm.broker import free_port
 
 __all__ = ["PG_BIN_ENV", "PostgresCluster", "PostgresDatabase", "find_bin_dir"]
 

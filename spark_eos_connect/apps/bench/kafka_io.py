@@ -10,8 +10,12 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from spark_eos_connect.apps.bench.kafka_clients import (
+    StableOffsets,
+    WholeTopicConsumer,
+    produce_spread,
+)
 from spark_eos_connect.apps.bench.results import Verification
-from spark_eos_connect.kafka.bench_clients import StableOffsets, WholeTopicConsumer, produce_spread
 
 Ident = Callable[[bytes], Hashable]
 """What identifies a record among the ones a mode writes (for the distinct count)."""

@@ -427,8 +427,8 @@ def bench_session(config: BenchConfig) -> Any:
 
 def run_bench(config: BenchConfig, log: Log = print) -> BenchReport:
     """Start a local broker, run every selected work, verify each mode, stop everything."""
+    from spark_eos_connect.jvm.broker import LocalKafkaBroker
     from spark_eos_connect.jvm.jars import ensure_jars
-    from spark_eos_connect.kafka.broker import LocalKafkaBroker
     from spark_eos_connect.spark.drain import arm_drain_file
 
     started = time.monotonic()

@@ -31,9 +31,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from spark_eos_connect.connectors.generator import parse_generated_value
-from spark_eos_connect.kafka.broker import LocalKafkaBroker
+from spark_eos_connect.jvm.broker import LocalKafkaBroker
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic, read_to_end
 from spark_eos_connect.protocol.offsets_format import decode_offset_key, decode_offset_value
+from spark_eos_connect.runtime import commit_hooks
 
 TASKS = 2
 RECORDS_PER_TASK = 50_000
@@ -41,6 +42,10 @@ PROGRESS = re.compile(r"^batch \d+: ")
 """A micro-batch's progress line, as the jobs print it."""
 OFFSETS_TOPIC = "eosconnect-offsets"
 """The worker's offsets topic (the jobs' default `offset.storage.topic`)."""
+FAULT_ENV = "EOSCONNECT_FAULT"
+"""Where a job's crash point is armed (`point@batch`)."""
+FAULT_HOOKS = "spark_eos_connect.testing.faults.EnvironmentFaults"
+"""The commit hooks that read `EOSCONNECT_FAULT`, named (not imported) for the job to install."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -73,9 +78,11 @@ class Demo:
         lines of its micro-batches (which Spark's Python workers print there) go to stdout too,
         everything else to the log."""
         env = dict(os.environ)
-        env.pop("EOSCONNECT_FAULT", None)
+        env.pop(FAULT_ENV, None)
+        env.pop(commit_hooks.HOOKS_ENV, None)
         if fault:
-            env["EOSCONNECT_FAULT"] = fault
+            env[FAULT_ENV] = fault
+            env[commit_hooks.HOOKS_ENV] = FAULT_HOOKS
         command = [sys.executable, "-m", f"spark_eos_connect.apps.jobs.{module}", *arguments]
         common = ["--bootstrap-servers", self.bootstrap, "--until-idle"]
         common += ["--max-records-per-trigger", str(self.per_trigger)]

@@ -19,21 +19,22 @@ from typing import Any
 
 from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic
+from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.job_support import (
+    add_key_values,
     add_session_arguments,
     check_kafka,
     job_entry,
     job_kafka_client,
     job_session,
     kafka_for_job,
-    key_value,
+    kafka_options,
     options_dict,
     plan_job_session,
     run_query,
     stop_on_sigterm,
 )
-from spark_eos_connect.testing.faults import install_from_environment
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -53,14 +54,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         ("--kafka", "Kafka client setting, passed to both stages as option kafka.KEY"),
         ("--conf", "Spark configuration for the job's session"),
     ):
-        parser.add_argument(
-            flag,
-            action="append",
-            type=key_value,
-            default=[],
-            metavar="KEY=VALUE",
-            help=f"{what} (repeatable)",
-        )
+        add_key_values(parser, flag, what)
     return parser.parse_args(argv)
 
 
@@ -73,7 +67,7 @@ def source_options(args: argparse.Namespace, bootstrap: str) -> dict[str, str]:
         "tasks.max": str(args.tasks),
         "max.records": str(args.records_per_task),
         **options_dict(args.source_option),
-        **kafka_options(args, bootstrap),
+        **kafka_options(bootstrap, args.kafka),
     }
 
 
@@ -84,13 +78,8 @@ def sink_options(args: argparse.Namespace, bootstrap: str, work: Path) -> dict[s
         "topics": args.topic,
         "path": str(work / "table"),
         **options_dict(args.sink_option),
-        **kafka_options(args, bootstrap),
+        **kafka_options(bootstrap, args.kafka),
     }
-
-
-def kafka_options(args: argparse.Namespace, bootstrap: str) -> dict[str, str]:
-    """`kafka.bootstrap.servers` and the `--kafka` settings."""
-    return {"kafka.bootstrap.servers": bootstrap, **options_dict(args.kafka, "kafka.")}
 
 
 def stopped_by_signal(spark: Any) -> int:
@@ -103,7 +92,7 @@ def stopped_by_signal(spark: Any) -> int:
 @job_entry
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    install_from_environment()
+    commit_hooks.install_from_environment()
     arm_drain_file()
     from spark_eos_connect.delta import delta_sink
 

@@ -18,21 +18,22 @@ import argparse
 import sys
 from typing import Any
 
+from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.job_support import (
     add_common_arguments,
+    add_key_values,
     check_kafka,
     job_entry,
+    job_options,
     job_session,
     kafka_for_job,
-    key_value,
     options_dict,
     plan_job_session,
     quiet_kafka_logs,
     run_query,
     stop_on_sigterm,
 )
-from spark_eos_connect.testing.faults import install_from_environment
 
 # argparse destination -> connector option (one-to-one)
 OPTIONS = {
@@ -92,28 +93,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         choices=["true", "false"],
         help="option errors.deadletterqueue.context.headers.enable",
     )
-    parser.add_argument(
-        "--option",
-        action="append",
-        type=key_value,
-        default=[],
-        metavar="KEY=VALUE",
-        help="any other connector or reader option (repeatable)",
-    )
+    add_key_values(parser, "--option", "any other connector or reader option")
     add_common_arguments(parser)
     return parser.parse_args(argv)
 
 
 def connector_options(args: argparse.Namespace, bootstrap: str) -> dict[str, str]:
     """The DeltaSink and reader options the arguments stand for."""
-    options = {
-        option: str(getattr(args, dest))
-        for dest, option in OPTIONS.items()
-        if getattr(args, dest) is not None
-    }
-    options.update(options_dict(args.option))
-    options.update({"kafka.bootstrap.servers": bootstrap, **options_dict(args.kafka, "kafka.")})
-    return options
+    return job_options(args, OPTIONS, bootstrap)
 
 
 def input_stream(spark: Any, reader: str, options: dict[str, str], resume: str | None) -> Any:
@@ -129,7 +116,7 @@ def input_stream(spark: Any, reader: str, options: dict[str, str], resume: str |
 @job_entry
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    install_from_environment()
+    commit_hooks.install_from_environment()
     arm_drain_file()  # before Spark starts: SIGTERM then stops between two micro-batches
     from spark_eos_connect.delta import delta_sink, starting_offsets
 

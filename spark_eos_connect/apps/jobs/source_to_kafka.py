@@ -12,22 +12,23 @@ from __future__ import annotations
 import argparse
 import sys
 
+from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.job_support import (
     add_common_arguments,
+    add_key_values,
     check_kafka,
     job_entry,
     job_kafka_client,
     job_session,
     kafka_for_job,
-    key_value,
+    kafka_options,
     options_dict,
     plan_job_session,
     quiet_kafka_logs,
     run_query,
     stop_on_sigterm,
 )
-from spark_eos_connect.testing.faults import install_from_environment
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -50,14 +51,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--max-records-per-trigger", type=int, default=100000, help="option maxRecordsPerTrigger"
     )
-    parser.add_argument(
-        "--option",
-        action="append",
-        type=key_value,
-        default=[],
-        metavar="KEY=VALUE",
-        help="any other connector or framework option (repeatable)",
-    )
+    add_key_values(parser, "--option", "any other connector or framework option")
     add_common_arguments(parser)
     return parser.parse_args(argv)
 
@@ -115,13 +109,13 @@ def source_options(args: argparse.Namespace, kafka: dict[str, str]) -> dict[str,
 @job_entry
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    install_from_environment()
+    commit_hooks.install_from_environment()
     arm_drain_file()
     plan = plan_job_session(
         f"source_to_kafka-{args.name}", args.master, options_dict(args.conf), delta=False
     )
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
-        kafka = {"kafka.bootstrap.servers": bootstrap, **options_dict(args.kafka, "kafka.")}
+        kafka = kafka_options(bootstrap, args.kafka)
         kafka = quiet_kafka_logs(kafka, args.verbose)
         options = source_options(args, kafka)
         client = job_kafka_client(options)  # a bad reference fails here, before any write

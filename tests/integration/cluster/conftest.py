@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from spark_eos_connect.kafka.broker import free_port
+from spark_eos_connect.jvm.broker import free_port
 
 from .standalone import (
     JOB_MARKER_ENV,

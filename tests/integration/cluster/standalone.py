@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pyspark
 
-from spark_eos_connect.kafka.broker import free_port
+from spark_eos_connect.jvm.broker import free_port
 from spark_eos_connect.testing import wait_for
 
 MARKER_ENV = "EOSCONNECT_TEST_CLUSTER"

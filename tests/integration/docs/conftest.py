@@ -14,7 +14,7 @@ import httpx
 import pytest
 from confluent_kafka import Producer
 
-from spark_eos_connect.kafka.broker import free_port
+from spark_eos_connect.jvm.broker import free_port
 from spark_eos_connect.testing import wait_for
 
 from .readme import DOCS, VENV_BIN, snippet

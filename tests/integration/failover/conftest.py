@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from spark_eos_connect.kafka.cluster import LocalKafkaCluster
+from spark_eos_connect.jvm.cluster import LocalKafkaCluster
 
 log = logging.getLogger(__name__)
 

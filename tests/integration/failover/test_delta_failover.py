@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from spark_eos_connect.jvm.cluster import LocalKafkaCluster
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic
-from spark_eos_connect.kafka.cluster import LocalKafkaCluster
 
 from .conftest import Failover, delta_commits, full_run, kill_plan, scaled, still_running
 from .test_sink_failover import produce_numbered

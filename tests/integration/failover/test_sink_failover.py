@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from confluent_kafka import Producer
 
+from spark_eos_connect.jvm.cluster import LocalKafkaCluster
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic
-from spark_eos_connect.kafka.cluster import LocalKafkaCluster
 
 from .conftest import Failover, full_run, kill_plan, scaled, still_running
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from spark_eos_connect.connectors.generator import parse_generated_value
+from spark_eos_connect.jvm.cluster import LocalKafkaCluster
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic, read_to_end
-from spark_eos_connect.kafka.cluster import LocalKafkaCluster
 
 from .conftest import (
     Failover,

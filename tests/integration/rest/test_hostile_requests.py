@@ -21,7 +21,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from spark_eos_connect.herder import Herder, WorkerSettings
-from spark_eos_connect.kafka.broker import free_port
+from spark_eos_connect.jvm.broker import free_port
 from spark_eos_connect.rest import create_app
 from spark_eos_connect.testing import wait_for
 

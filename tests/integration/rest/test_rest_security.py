@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from spark_eos_connect.herder import WorkerSettings
-from spark_eos_connect.kafka.broker import free_port
+from spark_eos_connect.jvm.broker import free_port
 from spark_eos_connect.rest.auth import REALM, UNAUTHORIZED_MESSAGE
 from spark_eos_connect.testing import wait_for
 

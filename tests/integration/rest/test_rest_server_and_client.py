@@ -15,7 +15,7 @@ from kafka_connect_api.errors import GenericNotFound
 from kafka_connect_api.kafka_connect_api import Api, Cluster
 
 from spark_eos_connect.herder import WorkerSettings
-from spark_eos_connect.kafka.broker import free_port
+from spark_eos_connect.jvm.broker import free_port
 
 pytestmark = pytest.mark.integration
 

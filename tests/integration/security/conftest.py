@@ -20,7 +20,7 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
-from spark_eos_connect.kafka.broker import LocalKafkaBroker
+from spark_eos_connect.jvm.broker import LocalKafkaBroker
 
 SECURITY_MARKS = [pytest.mark.integration, pytest.mark.xdist_group("security")]
 

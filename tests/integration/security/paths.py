@@ -20,7 +20,7 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AclBinding, AclOperation, ResourcePatternType, ResourceType
 
 from spark_eos_connect.connectors.generator import expected_records
-from spark_eos_connect.kafka.broker import LocalKafkaBroker
+from spark_eos_connect.jvm.broker import LocalKafkaBroker
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic, read_to_end
 from spark_eos_connect.sink.kafka_input import KafkaMetadata
 from spark_eos_connect.testing import wait_for

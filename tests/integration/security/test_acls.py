@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from spark_eos_connect.kafka.broker import LocalKafkaBroker
+from spark_eos_connect.jvm.broker import LocalKafkaBroker
 from spark_eos_connect.kafka.errors import KafkaAuthorizationError
 from spark_eos_connect.sink.kafka_input import KafkaMetadata, parse_reader_options
 

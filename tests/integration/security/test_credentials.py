@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from spark_eos_connect.kafka.broker import LocalKafkaBroker
+from spark_eos_connect.jvm.broker import LocalKafkaBroker
 
 from .acl_table import grants
 from .conftest import SECURITY_MARKS, Principal

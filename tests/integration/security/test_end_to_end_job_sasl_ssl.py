@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from spark_eos_connect.connectors.generator import expected_records
-from spark_eos_connect.kafka.broker import LocalKafkaBroker
+from spark_eos_connect.jvm.broker import LocalKafkaBroker
 from spark_eos_connect.kafka.clients import read_to_end
 
 from .acl_table import DELTA, SOURCE, grants, rows_for

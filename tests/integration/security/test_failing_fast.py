@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from spark_eos_connect.kafka.broker import LocalKafkaBroker
+from spark_eos_connect.jvm.broker import LocalKafkaBroker
 from spark_eos_connect.kafka.clients import KafkaUnreachableError, ensure_reachable
 
 from .conftest import SECURITY_MARKS

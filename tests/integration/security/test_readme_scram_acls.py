@@ -7,7 +7,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from spark_eos_connect.kafka.broker import LocalKafkaBroker
+from spark_eos_connect.jvm.broker import LocalKafkaBroker
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic
 from spark_eos_connect.testing import wait_for
 

@@ -21,8 +21,8 @@ import httpx
 import pytest
 
 from spark_eos_connect.herder import Herder
+from spark_eos_connect.jvm.broker import LocalKafkaBroker, free_port
 from spark_eos_connect.jvm.processes import terminate
-from spark_eos_connect.kafka.broker import LocalKafkaBroker, free_port
 from spark_eos_connect.testing import wait_for
 
 from .acl_table import ACL_ROWS, ADMIN, grants, grants_without, rows_for

@@ -10,7 +10,7 @@ import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AclOperation, ResourceType
 
-from spark_eos_connect.kafka.broker import LocalKafkaBroker
+from spark_eos_connect.jvm.broker import LocalKafkaBroker
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic, read_to_end
 from spark_eos_connect.kafka.security import KafkaAuthenticationError, verify_credentials
 

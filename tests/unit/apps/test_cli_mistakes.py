@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from spark_eos_connect.kafka.broker import free_port
+from spark_eos_connect.jvm.broker import free_port
 
 
 def eosconnect(*args: str) -> tuple[subprocess.CompletedProcess[str], float]:

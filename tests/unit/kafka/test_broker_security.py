@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from spark_eos_connect.errors import SetupError
+from spark_eos_connect.jvm.broker import broker_properties
 from spark_eos_connect.kafka import security as sec
-from spark_eos_connect.kafka.broker import broker_properties
 
 SASL = sec.BrokerSecurity("sasl", "pw")
 SSL = sec.BrokerSecurity("sasl_ssl", "pw", Path("/s/broker.p12"), "store-pw", Path("/s/ca.pem"))

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
+from spark_eos_connect.jvm.broker import free_port
 from spark_eos_connect.kafka import clients
-from spark_eos_connect.kafka.broker import free_port
 from spark_eos_connect.kafka.clients import KafkaUnreachableError, ensure_reachable
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.config_providers import (
+from spark_eos_connect.runtime.config.config_providers import (
     PROVIDER_CLASS_ALIASES,
     SHIPPED_PROVIDERS,
     DirectoryConfigProvider,

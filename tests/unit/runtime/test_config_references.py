@@ -9,7 +9,7 @@ import pytest
 
 from spark_eos_connect.api.config_provider import ConfigProvider
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.config_references import (
+from spark_eos_connect.runtime.config.config_references import (
     REFERENCE,
     ConfigProviders,
     ProviderSpec,

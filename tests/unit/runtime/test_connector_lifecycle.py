@@ -6,7 +6,7 @@ from typing import Any
 
 from spark_eos_connect.api.config import ConfigDef
 from spark_eos_connect.api.source import SourceConnector, SourceTask
-from spark_eos_connect.runtime.connector_lifecycle import ConnectorPhase, ManagedConnector
+from spark_eos_connect.runtime.lifecycle.connector_lifecycle import ConnectorPhase, ManagedConnector
 
 
 class Scripted(SourceConnector):

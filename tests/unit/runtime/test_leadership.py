@@ -17,7 +17,7 @@ from spark_eos_connect.protocol.config_records import (
     task_count_key,
     task_key,
 )
-from spark_eos_connect.runtime.leadership import GenerationStartError, begin_generation
+from spark_eos_connect.runtime.lifecycle.leadership import GenerationStartError, begin_generation
 from spark_eos_connect.storage.config_store import LeaderFencedError
 
 NAME = "orders"

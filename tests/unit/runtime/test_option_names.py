@@ -1,9 +1,9 @@
-"""`runtime.option_names`: an unknown option is named, quoted, with the known name it is most
+"""`runtime.config.option_names`: an unknown option is named, quoted, with the known name it is most
 likely a typo of."""
 
 from __future__ import annotations
 
-from spark_eos_connect.runtime.option_names import (
+from spark_eos_connect.runtime.config.option_names import (
     closest,
     did_you_mean,
     unknown_option_message,

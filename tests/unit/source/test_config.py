@@ -19,7 +19,7 @@ def test_defaults_follow_connect_and_never_join_a_real_connect_cluster() -> None
     config = parse_source_pipeline(BASE)
 
     assert config.group_id == "eosconnect"
-    assert config.global_offsets_topic == "eosconnect-offsets"
+    assert config.offsets_topic == "eosconnect-offsets"
     assert config.config_topic == "eosconnect-configs"
     assert config.status_topic == "eosconnect-status"
     assert config.exactly_once and config.transaction_boundary == "poll"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from spark_eos_connect.api.config import InvalidConfigError
-from spark_eos_connect.runtime.connect_options import (
+from spark_eos_connect.runtime.config.connect_options import (
     alias_case_problems,
     refused_option_problems,
     restore_alias_case,

@@ -13,14 +13,13 @@ import pytest
 
 from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.testing.faults import (
-    DRIVER_GROUP_ENV,
     FAULT_ENV,
     MARKER_ENV,
     EnvironmentFaults,
     InjectedFault,
     armed_batches,
     claim_marker,
-    install_from_environment,
+    job_environment,
 )
 
 
@@ -80,19 +79,31 @@ def test_armed_tells_whether_a_point_can_fire() -> None:
     assert not faults.armed("before_commit")
 
 
-def test_the_environment_is_read_once_by_the_driver(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(FAULT_ENV, raising=False)
-    assert install_from_environment() is None
-    assert commit_hooks.installed() is commit_hooks.NO_HOOKS
+def test_a_job_environment_names_the_faults_and_their_hooks() -> None:
+    assert job_environment(None) == {}
+    assert job_environment("poll@3", "/tmp/marker") == {
+        FAULT_ENV: "poll@3",
+        MARKER_ENV: "/tmp/marker",
+        commit_hooks.HOOKS_ENV: "spark_eos_connect.testing.faults.EnvironmentFaults",
+    }
 
-    monkeypatch.setenv(FAULT_ENV, "poll@3")
-    monkeypatch.setenv(MARKER_ENV, "/tmp/marker")
-    monkeypatch.delenv(DRIVER_GROUP_ENV, raising=False)
+
+def test_the_driver_installs_the_hooks_its_environment_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv(commit_hooks.HOOKS_ENV, raising=False)
+    monkeypatch.setenv(FAULT_ENV, "poll@3")  # armed, but no hooks named: nothing installed
     try:
-        faults = install_from_environment()
+        assert commit_hooks.install_from_environment() is commit_hooks.NO_HOOKS
+        assert commit_hooks.installed() is commit_hooks.NO_HOOKS
+
+        for name, value in job_environment("poll@3", "/tmp/marker").items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv(commit_hooks.DRIVER_GROUP_ENV, raising=False)
+        faults = commit_hooks.install_from_environment()
         assert commit_hooks.installed() is faults
         assert faults == EnvironmentFaults("poll@3", "/tmp/marker", os.getpgrp())
+        assert os.environ[commit_hooks.DRIVER_GROUP_ENV] == str(os.getpgrp())
         assert pickle.loads(pickle.dumps(faults)) == faults  # it travels in the plans
     finally:
         commit_hooks.install(commit_hooks.NO_HOOKS)
@@ -100,23 +111,33 @@ def test_the_environment_is_read_once_by_the_driver(monkeypatch: pytest.MonkeyPa
 
 def test_spark_processes_build_the_jobs_hooks_from_the_environment(tmp_path: Path) -> None:
     """A data source's driver-side calls run in Python processes Spark starts: they find the
-    job's hooks (and its driver's group) through the environment they inherit."""
-    env = {**os.environ, FAULT_ENV: "fail_before_commit@4"}
-    env.pop(commit_hooks.HOOKS_ENV, None)
+    job's hooks (and its driver's group) through the environment they inherit. Each runs in a
+    process group of its own here, as Spark's Python daemon does."""
+    env = {**os.environ, **job_environment("fail_before_commit@4")}
+    env.pop(commit_hooks.DRIVER_GROUP_ENV, None)
     script = (
-        "import os, sys\n"
-        "from spark_eos_connect.testing.faults import install_from_environment\n"
+        "import os, subprocess, sys\n"
+        "from spark_eos_connect.runtime.commit_hooks import install_from_environment\n"
         "install_from_environment()\n"
-        "os.execv(sys.executable, [sys.executable, '-c', "
-        "'from spark_eos_connect.runtime.commit_hooks import installed; print(installed())'])\n"
+        "print(os.getpgrp(), flush=True)\n"
+        "subprocess.run([sys.executable, '-c', "
+        "'from spark_eos_connect.runtime.commit_hooks import installed; print(installed())'], "
+        "check=True, start_new_session=True)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False
+        [sys.executable, "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        start_new_session=True,
     )
 
     assert done.returncode == 0, done.stderr
-    assert "EnvironmentFaults(spec='fail_before_commit@4'" in done.stdout
-    assert f"driver_group={os.getpgrp()}" in done.stdout  # the child shares this test's group
+    driver_group, hooks = done.stdout.splitlines()
+    assert int(driver_group) != os.getpgrp()
+    assert "EnvironmentFaults(spec='fail_before_commit@4'" in hooks
+    assert f"driver_group={driver_group}" in hooks
 
 
 def test_an_injected_fault_crosses_the_task_host_socket_as_itself() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from spark_eos_connect.kafka.broker import free_port
+from spark_eos_connect.jvm.broker import free_port
 from spark_eos_connect.spark.job_support import QueryFailedError, job_entry
 
 JOBS_ARGS = {

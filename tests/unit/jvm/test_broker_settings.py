@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from spark_eos_connect.kafka import broker
+from spark_eos_connect.jvm import broker
 
 
 def test_cluster_ids_are_kafka_uuids_that_never_start_with_a_dash(

@@ -1,4 +1,4 @@
-"""The benchmark's Kafka clients (`apps.bench`): a plain producer spreading values over
+"""The benchmark's own Kafka clients: a plain producer spreading values over
 partitions, a read_committed consumer of a whole topic from its beginning, and a sampler of the
 last stable offsets. The bench's counting and timing stay in `apps.bench.kafka_io`.
 """

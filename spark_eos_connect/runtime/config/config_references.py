@@ -23,7 +23,11 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.config_providers import PROVIDER_CLASS_ALIASES, SHIPPED_PROVIDERS
+from spark_eos_connect.runtime.config.config_providers import (
+    PROVIDER_CLASS_ALIASES,
+    SHIPPED_PROVIDERS,
+)
+from spark_eos_connect.runtime.config.option_keys import lowered
 
 PROVIDERS_OPTION: Final = "config.providers"
 REFERENCE: Final = re.compile(r"\$\{([^}]*?):(([^}]*?):)?([^}]*?)\}")
@@ -94,7 +98,7 @@ class ConfigProviders:
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> ConfigProviders:
         """The providers `config.providers*` options enable (the shipped three if unset)."""
-        settings = {str(k).lower(): str(v) for k, v in options.items() if is_provider_option(k)}
+        settings = {k: str(v) for k, v in lowered(options).items() if is_provider_option(k)}
         listed = settings.pop(PROVIDERS_OPTION, None)
         names = (
             list(SHIPPED_PROVIDERS)

@@ -3,7 +3,7 @@
 Spark passes data source options case-insensitively (lower-cased), so the Spark-style options
 are defined in lower case here (`maxRecordsPerTrigger` arrives as `maxrecordspertrigger`).
 `config.providers*` options name the config providers (worker-level, as in Connect); values may
-hold `${provider:[path:]key}` references (`runtime.config_references`), kept as they are here
+hold `${provider:[path:]key}` references (`runtime.config.config_references`), kept as they are here
 and resolved where they are used. Everything else that is not `kafka.`-prefixed belongs to the
 connector, including Connect's converter, `transforms`/`predicates` and `errors.*` options,
 which the source pipeline also reads (`source.config`), as a Connect worker does.
@@ -12,7 +12,7 @@ which the source pipeline also reads (`source.config`), as a Connect worker does
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from spark_eos_connect.api.config import (
@@ -24,7 +24,7 @@ from spark_eos_connect.api.config import (
     ValidString,
 )
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.config_references import (
+from spark_eos_connect.runtime.config.config_references import (
     ConfigProviders,
     has_reference,
 )
@@ -63,6 +63,34 @@ class InternalTopicSettings:
             offsets_partitions=int(values["offset.storage.partitions"]),
             status_partitions=int(values["status.storage.partitions"]),
         )
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """What every role of a Connect worker reads alike from the worker's options: its cluster
+    (`group.id`), the three internal topics and how they are created, and whether source tasks
+    run exactly once (the defaults are `WORKER_CONFIG`'s)."""
+
+    group_id: str = "eosconnect"
+    config_topic: str = "eosconnect-configs"
+    offsets_topic: str = "eosconnect-offsets"
+    status_topic: str = "eosconnect-status"
+    exactly_once: bool = True
+    topics: InternalTopicSettings = field(default_factory=InternalTopicSettings)
+    """How the internal topics are created (Connect's `*.storage.*` options)."""
+
+    @staticmethod
+    def fields_from(values: Mapping[str, Any], given: Iterable[str]) -> dict[str, Any]:
+        """This class's fields from parsed `WORKER_CONFIG` `values` (`given`: the options
+        set), for a subclass's constructor."""
+        return {
+            "group_id": values["group.id"],
+            "config_topic": values["config.storage.topic"],
+            "offsets_topic": values["offset.storage.topic"],
+            "status_topic": values["status.storage.topic"],
+            "exactly_once": values["exactly.once.source.support"].lower() == "enabled",
+            "topics": InternalTopicSettings.from_values(values, given),
+        }
 
 
 WORKER_CONFIG = (

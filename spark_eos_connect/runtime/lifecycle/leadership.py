@@ -8,13 +8,11 @@ import os
 import socket
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from spark_eos_connect.errors import EosConnectError
-from spark_eos_connect.ports import ConfigStore, ConfigWriter
+from spark_eos_connect.ports import ConfigStore, ConfigWriter, LeaderFencedError
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot
 from spark_eos_connect.protocol.generations import start_generation
-from spark_eos_connect.storage.config_store import KafkaConfigStore, LeaderFencedError
 
 log = logging.getLogger(__name__)
 
@@ -88,13 +86,3 @@ def _write_task_count(
                 f"the task-count record of connector {name} did not become visible in the "
                 f"config topic within {timeout_s:.0f}s"
             )
-
-
-def config_store_for(
-    kafka: Mapping[str, Any], topic: str, group_id: str, replication_factor: int | None = None
-) -> KafkaConfigStore:
-    """A config store whose topic exists (created compacted with one partition and
-    `replication_factor` replicas, None for Connect's default, if absent)."""
-    store = KafkaConfigStore(kafka, topic, group_id)
-    store.ensure_topic(replication_factor=replication_factor)
-    return store

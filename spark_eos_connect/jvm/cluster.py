@@ -21,13 +21,14 @@ from pathlib import Path
 from types import TracebackType
 
 from spark_eos_connect.errors import SetupError
-from spark_eos_connect.kafka.broker import (
+from spark_eos_connect.jvm.broker import (
     HOST,
     ClusterNode,
     LocalKafkaBroker,
     free_port,
     new_cluster_id,
 )
+from spark_eos_connect.kafka.clients import admin_client
 
 TRANSACTION_STATE_TOPIC = "__transaction_state"
 """Kafka's transaction log; the local brokers give it one partition, so its leader is the one
@@ -91,9 +92,7 @@ class LocalKafkaCluster:
 
     def wait_for_brokers(self, count: int, timeout_s: float | None = None) -> None:
         """Return once the cluster's metadata lists `count` brokers."""
-        from confluent_kafka.admin import AdminClient
-
-        admin = AdminClient({**self.client_config(), "log_level": 0})
+        admin = admin_client({**self.client_config(), "log_level": 0})
         deadline = time.monotonic() + (timeout_s or self.start_timeout_s)
         seen = 0
         while time.monotonic() < deadline:
@@ -122,9 +121,7 @@ class LocalKafkaCluster:
 
     def partition_leader(self, topic: str, partition: int = 0, timeout_s: float = 30.0) -> int:
         """The node leading `topic`'s `partition` now."""
-        from confluent_kafka.admin import AdminClient
-
-        admin = AdminClient({**self.client_config(), "log_level": 0})
+        admin = admin_client({**self.client_config(), "log_level": 0})
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             metadata = admin.list_topics(topic=topic, timeout=5).topics.get(topic)

@@ -29,6 +29,7 @@ from spark_eos_connect.errors import SetupError
 from spark_eos_connect.jvm.jars import ensure_jars
 from spark_eos_connect.jvm.processes import terminate
 from spark_eos_connect.kafka import security as sec
+from spark_eos_connect.kafka.clients import admin_client
 
 HOST = "127.0.0.1"
 
@@ -277,9 +278,7 @@ class LocalKafkaBroker:
 
     def wait_until_ready(self) -> None:
         """Return once the broker answers a metadata request naming a controller."""
-        from confluent_kafka.admin import AdminClient
-
-        admin = AdminClient({**self.client_config(), "log_level": 0})
+        admin = admin_client({**self.client_config(), "log_level": 0})
         deadline = time.monotonic() + self.start_timeout_s
         while time.monotonic() < deadline:
             if self._process is not None and self._process.poll() is not None:

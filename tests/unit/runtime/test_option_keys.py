@@ -1,0 +1,46 @@
+"""`runtime.config.option_keys`: option names lower-cased in one place only."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from spark_eos_connect.runtime.config.option_keys import lowered
+
+PACKAGE = Path(__file__).resolve().parents[3] / "spark_eos_connect"
+OWNER = PACKAGE / "runtime" / "config" / "option_keys.py"
+KEY_LOWERING = re.compile(
+    r"\{[^{}]*\.lower\(\)\s*:[^{}]*\.items\(\)"  # {str(k).lower(): v for k, v in m.items()}
+    r"|\.lower\(\) for \w+ in \w+\s*\}"  # {str(k).lower() for k in m}
+    r"|\(str\(\w+\)\.lower\(\), "  # ((str(k).lower(), v) for k, v in m.items())
+)
+
+
+def test_names_are_lower_cased_and_values_kept() -> None:
+    assert lowered({"maxRecordsPerTrigger": 10, "Kafka.Bootstrap.Servers": "b:1"}) == {
+        "maxrecordspertrigger": 10,
+        "kafka.bootstrap.servers": "b:1",
+    }
+
+
+def test_the_pattern_finds_each_way_of_lowering_a_maps_keys() -> None:
+    for line in (
+        "rest = {str(k).lower(): v for k, v in options.items()}",
+        "keys = {str(k).lower() for k in options}",
+        "given = {k: v for k, v in ((str(k).lower(), v) for k, v in options.items())}",
+        "props = {key.lower(): value for key, value in props.items()}",
+    ):
+        assert KEY_LOWERING.search(line), line
+
+
+def test_no_other_module_lower_cases_option_names() -> None:
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path != OWNER
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if KEY_LOWERING.search(line)
+    ]
+
+    assert offenders == [], "lower-case option names with option_keys.lowered"
+    assert KEY_LOWERING.search(OWNER.read_text())  # the pattern still sees the one that does
