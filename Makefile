@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export EOSCONNECT_JARS_DIR ?= $(CURDIR)/.jars
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: help setup jars demo test test-cluster test-failover unit integration lint bench docs dist clean
+.PHONY: help setup postgres jars demo test test-cluster test-failover unit integration lint bench docs dist clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -26,7 +26,15 @@ $(EOSCONNECT_JARS_DIR)/.class-archive: $(VENV)/.installed $(EOSCONNECT_JARS_DIR)
 	$(PY) -m spark_eos_connect.spark.class_archive_training
 	touch $@
 
-setup: $(VENV)/.installed $(EOSCONNECT_JARS_DIR)/.fetched $(EOSCONNECT_JARS_DIR)/.class-archive ## venv, Python packages, Kafka and Delta jars, the driver's class archive (idempotent)
+setup: postgres $(VENV)/.installed $(EOSCONNECT_JARS_DIR)/.fetched $(EOSCONNECT_JARS_DIR)/.class-archive ## venv, Python packages, Kafka and Delta jars, the driver's class archive, PostgreSQL (idempotent)
+
+# The PostgreSQL server package the tests' throwaway clusters run from (testing/postgres.py),
+# installed only where no initdb is found (EOSCONNECT_PG_BIN names another install).
+PG_PACKAGE ?= postgresql-15
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+postgres: ## PostgreSQL's server package for the tests (apt-get, only where initdb is missing)
+	@if [ -n "$$EOSCONNECT_PG_BIN" ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	else $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(PG_PACKAGE); fi
 
 jars: $(EOSCONNECT_JARS_DIR)/.fetched ## fetch the Kafka broker, Kafka Connect and Delta jars from Maven Central
 

@@ -17,6 +17,7 @@ import pytest
 
 from spark_eos_connect.kafka.clients import ConsumedRecord, admin_client, ensure_topic, read_to_end
 from spark_eos_connect.testing import BrokerProcess
+from spark_eos_connect.testing.postgres import PostgresCluster, PostgresDatabase
 
 EXTERNAL_BOOTSTRAP_ENV = "EOSCONNECT_TEST_BOOTSTRAP_SERVERS"
 
@@ -90,6 +91,20 @@ def read_uncommitted(kafka_config: dict[str, Any]) -> Callable[..., list[Consume
         return read_to_end(kafka_config, topics, "read_uncommitted", timeout_s)
 
     return read
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresCluster]:
+    """One throwaway PostgreSQL server (`wal_level=logical`) for the whole session; tests take a
+    fresh database each (`postgres_db`, or `postgres.create_database()`)."""
+    with PostgresCluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def postgres_db(postgres: PostgresCluster) -> PostgresDatabase:
+    """A fresh, empty database on the session's PostgreSQL server (the superuser's details)."""
+    return postgres.create_database()
 
 
 @pytest.fixture(scope="session")
