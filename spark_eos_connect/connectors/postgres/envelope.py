@@ -103,7 +103,7 @@ class ChangeEvent:
     key: Struct
     key_schema: Schema
     value: Struct | None
-    value_schema: Schema
+    value_schema: Schema | None
     timestamp_ms: int
 
 
@@ -199,14 +199,9 @@ class TableSchemas:
         )
 
     def tombstone(self, deleted: ChangeEvent) -> ChangeEvent:
-        """The tombstone that follows a delete: same key, null value."""
+        """The tombstone that follows a delete: same key, null value (and no value schema)."""
         return ChangeEvent(
-            deleted.topic,
-            deleted.key,
-            self.key_schema,
-            None,
-            self.envelope_schema,
-            deleted.timestamp_ms,
+            deleted.topic, deleted.key, self.key_schema, None, None, deleted.timestamp_ms
         )
 
     def _source(self, info: SourceInfo) -> Struct:
