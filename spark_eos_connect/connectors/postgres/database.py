@@ -282,14 +282,16 @@ def read_table(
     `COLLATE "C"`), only those after key `after` when given; a server-side cursor."""
     from psycopg import sql
 
-    def key_expr(name: str) -> Any:
+    def key_expr(name: str) -> Any:  # qualified: the text output columns have the same names
         if categories.get(name) == TEXT_CATEGORY:
-            return sql.SQL('{} COLLATE "C"').format(_ident(name))
-        return _ident(name)
+            return sql.SQL('{} COLLATE "C"').format(_ident("t", name))
+        return _ident("t", name)
 
-    columns = sql.SQL(", ").join(sql.SQL("{}::text").format(_ident(c.name)) for c in table.columns)
+    columns = sql.SQL(", ").join(
+        sql.SQL("{}::text").format(_ident("t", c.name)) for c in table.columns
+    )
     order = sql.SQL(", ").join(key_expr(name) for name in table.key)
-    query = sql.SQL("SELECT {} FROM {}").format(columns, _ident(table.schema, table.name))
+    query = sql.SQL("SELECT {} FROM {} AS t").format(columns, _ident(table.schema, table.name))
     params: list[Any] = []
     if after is not None:
         types = {c.name: c for c in table.columns}
