@@ -12,6 +12,7 @@ DELTA = "Kafka -> Delta"
 SINK = "Kafka -> file"
 READER = "Kafka -> noop"
 FIRST_RECORD = "first record"
+POSTGRES_CDC = "PostgreSQL -> Kafka"
 WORKS = {
     "file": FILE,
     "generator": GENERATOR,
@@ -19,6 +20,7 @@ WORKS = {
     "sink": SINK,
     "reader": READER,
     "first": FIRST_RECORD,
+    "postgres": POSTGRES_CDC,
 }
 """Short names (`--only`) of the works."""
 TIMED_WORKS = (FIRST_RECORD,)
