@@ -27,6 +27,7 @@ __all__ = [
     "create_slot_with_snapshot",
     "drop_slot",
     "ensure_publication",
+    "flushed_lsn",
     "list_tables",
     "peek_changes",
     "read_table",
@@ -336,6 +337,12 @@ def peek_changes(
         (slot, max_rows, publication),
     ).fetchall()
     return [(int(xid), bytes(data)) for xid, data in rows]
+
+
+def flushed_lsn(connection: Any) -> int:
+    """`pg_current_wal_flush_lsn()`: a peek started after it decodes at least that far."""
+    (lsn,) = connection.execute("SELECT pg_current_wal_flush_lsn()::text").fetchone()
+    return parse_lsn(lsn)
 
 
 def advance_slot(connection: Any, slot: str, lsn: int) -> None:

@@ -110,6 +110,10 @@ class PostgresCdcSourceTask(SourceTask):
         self._parts_until = 0
         self._emitted: Position | None = None
         self._committed_offset: dict[str, Any] | None = None
+        self._last_offset: dict[str, Any] | None = None
+        """The offset of the last record polled (None before the first)."""
+        self._idle_lsn = 0
+        """The end of the last transaction after that record that gave no record at all."""
         self._slot_lsn = 0
         self._consistent_point = 0
         self._peek_rows = 0
@@ -259,6 +263,8 @@ class PostgresCdcSourceTask(SourceTask):
             records.append(self._record(schemas.event("r", None, after, source, now), position))
         if self._lookahead is None:
             self._finish_snapshot()
+        if records:
+            self._last_offset = records[-1].source_offset
         self._ask_commit(records[-1:] or None)
         return records
 
@@ -278,11 +284,32 @@ class PostgresCdcSourceTask(SourceTask):
 
     def _poll_stream(self) -> list[SourceRecord]:
         while True:
+            idle = self._nothing_in_flight()
+            flushed = db.flushed_lsn(self._connection) if idle else 0
             rows = db.peek_changes(self._connection, self._slot, self._publication, self._peek_rows)
+            if not rows and idle:  # the peek decoded the WAL flushed before it: none of ours
+                self._idle_lsn = max(self._idle_lsn, flushed)
             records = self._records_of(rows)
             if records or len(rows) < self._peek_rows or self._peek_rows >= MAX_PEEK_ROWS:
+                if records:
+                    self._last_offset = records[-1].source_offset
+                elif self._nothing_in_flight():
+                    self._advance_past_idle()
                 return records
             self._peek_rows *= 2  # all of it was emitted before: read further
+
+    def _nothing_in_flight(self) -> bool:
+        """Whether Kafka committed every record polled so far."""
+        return self._last_offset is None or self._last_offset == self._committed_offset
+
+    def _advance_past_idle(self) -> None:
+        """Move the slot past transactions that gave no record (other tables, changes the
+        snapshot already held), or it would keep their WAL forever. Only called when every
+        record before them is committed: nothing of theirs can be lost."""
+        if self._idle_lsn > self._slot_lsn:
+            db.advance_slot(self._connection, self._slot, self._idle_lsn)
+            self._slot_lsn = self._idle_lsn
+            self._peek_rows = self._batch
 
     def _records_of(self, rows: list[tuple[int, bytes]]) -> list[SourceRecord]:
         """The records of the complete transactions in `rows` that were not emitted yet."""
@@ -352,8 +379,11 @@ class PostgresCdcSourceTask(SourceTask):
         ][skip:]
         if records:
             self._emitted = parse_offset(records[-1].source_offset)
+            self._idle_lsn = 0
         else:
             self._emitted = Position(commit.end_lsn, xid=begin.xid, records=total, complete=True)
+            if total == 0:
+                self._idle_lsn = commit.end_lsn
         self._ask_commit(records)
         return records
 
@@ -422,10 +452,14 @@ class PostgresCdcSourceTask(SourceTask):
         """Advance the slot to the end of the last database transaction Kafka fully holds."""
         committed = parse_offset(self._committed_offset)
         target = None if committed is None else committed.slot_lsn()
-        if target is not None and target > self._slot_lsn and self._connection is not None:
+        if self._connection is None:
+            return
+        if target is not None and target > self._slot_lsn:
             db.advance_slot(self._connection, self._slot, target)
             self._slot_lsn = target
             self._peek_rows = self._batch
+        if self._nothing_in_flight() and self._snapshot_rows is None:
+            self._advance_past_idle()
 
     def stop(self) -> None:
         """Close the connections (the slot stays, where Kafka's offsets put it)."""

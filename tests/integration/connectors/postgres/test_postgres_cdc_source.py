@@ -5,6 +5,7 @@ committed."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -155,3 +156,42 @@ def lsn_at_least(lsn: str, target: str) -> bool:
         return (int(high, 16) << 32) | int(low, 16)
 
     return value(lsn) >= value(target)
+
+
+def test_connector_boundaries_make_one_kafka_transaction_per_database_transaction(
+    postgres_db: PostgresDatabase,
+    cdc_query: Callable[..., Any],
+    kafka_config: dict[str, Any],
+    read_committed: Callable[..., list[Any]],
+    unique_name: Callable[[str], str],
+) -> None:
+    postgres_db.execute(*SCHEMA)
+    run_transactions(postgres_db, range(1, 41))
+    name = unique_name("pgtxn")
+    prefix = name.replace("-", "_")
+    accounts, entries = create_topics(kafka_config, prefix)
+    options = {**cdc_options(postgres_db, prefix, name), "transaction.boundary": "connector"}
+    query = cdc_query(options)
+    wait_for(lambda: slot_position(postgres_db, options["slot.name"]) is not None, 120, "slot")
+    run_transactions(postgres_db, range(41, 141))
+    end = current_lsn(postgres_db)
+
+    def caught_up() -> bool:
+        assert query.exception() is None, query.exception()
+        position = slot_position(postgres_db, options["slot.name"])
+        return position is not None and lsn_at_least(position, end)
+
+    wait_for(caught_up, 180, "the slot to move past the last transaction")
+    records = read_committed(accounts, entries)
+    account_events = events(records, accounts)
+    assert_topic_matches_table(account_events, postgres_db, "accounts")
+    assert_topic_matches_table(events(records, entries), postgres_db, "entries")
+    # A commit marker takes an offset: records of one Kafka transaction are contiguous and
+    # a gap separates two transactions. Every database transaction is its own.
+    streamed = [e for e in account_events if e.value is not None and e.value["op"] != "r"]
+    assert len({e.value["source"]["txId"] for e in streamed if e.value}) == 100
+    for before, after in itertools.pairwise(streamed):
+        assert before.value is not None and after.value is not None
+        same = before.value["source"]["txId"] == after.value["source"]["txId"]
+        gap = after.offset - before.offset
+        assert gap == 1 if same else gap >= 2, (before, after)
