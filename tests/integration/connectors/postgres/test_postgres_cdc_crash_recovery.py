@@ -91,7 +91,9 @@ def test_killed_cdc_job_restarts_from_the_committed_lsn(
     account_events, entry_events = events(records, accounts), events(records, entries)
     assert_topic_matches_table(account_events, postgres_db, "accounts")
     assert_topic_matches_table(entry_events, postgres_db, "entries")
-    assert ops(account_events).get("r", 0) == 300
+    # the 300 rows before the slot, and rows inserted between the runs that a resumed
+    # snapshot read (their inserts in the slot are then skipped)
+    assert ops(account_events).get("r", 0) >= 300
     # nothing is left for the slot to hold: also past changes the resumed snapshots already had
     position = slot_position(postgres_db, options["slot.name"])
     assert position is not None and lsn_at_least(position, end)
