@@ -121,6 +121,8 @@ def test_snapshot_and_stream_meet_exactly_while_transactions_commit(
                 transaction(connection, n)
                 if slot_position(postgres_db, slot) is not None:
                     after_slot.append(n)
+                else:  # a slow start must not make the snapshot huge
+                    stop.wait(0.05)
 
     writer = threading.Thread(target=write, daemon=True)
     writer.start()
@@ -139,7 +141,7 @@ def test_snapshot_and_stream_meet_exactly_while_transactions_commit(
         position = slot_position(postgres_db, slot)
         return position is not None and lsn_at_least(position, end)
 
-    wait_for(caught_up, 180, "the slot to move past the last transaction")
+    wait_for(caught_up, 300, "the slot to move past the last transaction")
     records = read_committed(accounts, entries)
     account_events, entry_events = events(records, accounts), events(records, entries)
     assert_topic_matches_table(account_events, postgres_db, "accounts")
