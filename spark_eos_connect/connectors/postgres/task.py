@@ -110,8 +110,12 @@ class PostgresCdcSourceTask(SourceTask):
         self._parts_until = 0
         self._emitted: Position | None = None
         self._committed_offset: dict[str, Any] | None = None
-        self._last_offset: dict[str, Any] | None = None
-        """The offset of the last record polled (None before the first)."""
+        self._polled = 0
+        """How many records were polled so far."""
+        self._committed = 0
+        """How many of the first polled records Kafka committed (commit_record)."""
+        self._numbers: dict[int, int] = {}
+        """Polled record (by identity) -> its number, until Kafka committed it."""
         self._idle_lsn = 0
         """The end of the last transaction after that record that gave no record at all."""
         self._slot_lsn = 0
@@ -264,7 +268,7 @@ class PostgresCdcSourceTask(SourceTask):
         if self._lookahead is None:
             self._finish_snapshot()
         if records:
-            self._last_offset = records[-1].source_offset
+            self._number(records)
         self._ask_commit(records[-1:] or None)
         return records
 
@@ -292,7 +296,7 @@ class PostgresCdcSourceTask(SourceTask):
             records = self._records_of(rows)
             if records or len(rows) < self._peek_rows or self._peek_rows >= MAX_PEEK_ROWS:
                 if records:
-                    self._last_offset = records[-1].source_offset
+                    self._number(records)
                 elif self._nothing_in_flight():
                     self._advance_past_idle()
                 return records
@@ -300,7 +304,12 @@ class PostgresCdcSourceTask(SourceTask):
 
     def _nothing_in_flight(self) -> bool:
         """Whether Kafka committed every record polled so far."""
-        return self._last_offset is None or self._last_offset == self._committed_offset
+        return self._committed == self._polled
+
+    def _number(self, records: list[SourceRecord]) -> None:
+        for record in records:
+            self._polled += 1
+            self._numbers[id(record)] = self._polled
 
     def _advance_past_idle(self) -> None:
         """Move the slot past transactions that gave no record (other tables, changes the
@@ -445,8 +454,12 @@ class PostgresCdcSourceTask(SourceTask):
     # -- commits ----------------------------------------------------------------------------
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
-        """Remember the position of the latest record Kafka committed."""
-        self._committed_offset = record.source_offset
+        """Remember the position of the latest record Kafka committed. Records are
+        acknowledged per topic partition, not in poll order: the one polled last counts."""
+        number = self._numbers.pop(id(record), 0)
+        if number > self._committed:
+            self._committed = number
+            self._committed_offset = record.source_offset
 
     def commit(self) -> None:
         """Advance the slot to the end of the last database transaction Kafka fully holds."""
