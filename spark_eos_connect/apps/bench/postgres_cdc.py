@@ -37,7 +37,8 @@ def insert_changes(database: PostgresDatabase, first: int, count: int, size: int
         for start in range(first, first + count, PER_TRANSACTION):
             end = min(start + PER_TRANSACTION, first + count) - 1
             connection.execute(
-                "INSERT INTO bench SELECT g, repeat('x', %s) FROM generate_series(%s, %s) g",
+                "INSERT INTO bench SELECT g, repeat('x', %s::int) "
+                "FROM generate_series(%s::bigint, %s::bigint) g",
                 (size, start, end),
             )
 
