@@ -13,7 +13,7 @@ help: ## list the targets
 $(VENV)/.installed: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q -e ".[dev,docs]"
 	touch $@
 
 $(EOSCONNECT_JARS_DIR)/.fetched: $(VENV)/.installed $(wildcard spark_eos_connect/jvm/*-pom.xml)
@@ -75,8 +75,9 @@ dist: setup ## build the wheel and the sdist into dist/ (PEP 517: python -m buil
 	rm -rf dist
 	$(PY) -m build --outdir dist .
 
-docs: setup ## regenerate the README's options reference from the config definitions
-	$(PY) -m spark_eos_connect.apps.docs --write README.md
+docs: setup ## regenerate the options reference page, then build the site into site/ (warnings are errors)
+	$(PY) -m spark_eos_connect.apps.docs --write docs/options.md
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 clean: ## remove the venv, jar cache and build leftovers
-	rm -rf $(VENV) $(EOSCONNECT_JARS_DIR) dist build .mypy_cache .ruff_cache .pytest_cache *.egg-info spark-warehouse metastore_db derby.log .demo
+	rm -rf $(VENV) $(EOSCONNECT_JARS_DIR) dist build .mypy_cache .ruff_cache .pytest_cache *.egg-info spark-warehouse metastore_db derby.log .demo site

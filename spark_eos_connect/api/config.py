@@ -485,7 +485,7 @@ class ConfigDef:
                     continue
             elif key.required:
                 problems[name] = [
-                    f"Missing required configuration {name} which has no default value; "
+                    f'Missing required configuration "{name}" which has no default value; '
                     f"expected {key.expected()}"
                 ]
                 values[name] = None

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from spark_eos_connect.rest.listen import TlsFiles
 
 BOOTSTRAP_ENV = "EOSCONNECT_BOOTSTRAP_SERVERS"
+QUIET_LOG_LEVEL = "2"
+"""librdkafka's `log_level` unless --verbose: critical lines only, not a FAIL line per retry
+(what went wrong is in the error the command prints)."""
+REACHABLE_WAIT_S = 8.0
+"""How long a command waits for a first answer from the brokers before it names the address."""
 
 
 def _run_kafka(args: argparse.Namespace) -> int:
@@ -88,23 +93,39 @@ def _kafka_settings(args: argparse.Namespace) -> dict[str, Any]:
     resolved is a ConfigError naming the option and the reference, never a value."""
     from spark_eos_connect.runtime.config_references import ConfigProviders, is_provider_option
 
-    if not args.bootstrap_servers:
-        raise _UsageError(f"--bootstrap-servers is required (or set {BOOTSTRAP_ENV})")
     options = _kafka_options(args.kafka_option)
+    given = options.pop("bootstrap.servers", None)
+    if args.bootstrap_servers and given and given != args.bootstrap_servers:
+        raise _UsageError(
+            f"--bootstrap-servers {args.bootstrap_servers} and -X bootstrap.servers={given} "
+            "differ: give the address once"
+        )
+    bootstrap = args.bootstrap_servers or given
+    if not bootstrap:
+        raise _UsageError(
+            f"--bootstrap-servers (or -X bootstrap.servers=...) is required (or set "
+            f"{BOOTSTRAP_ENV})"
+        )
+    if not getattr(args, "verbose", False):
+        options.setdefault("log_level", QUIET_LOG_LEVEL)
     providers = ConfigProviders.from_options(
         {key: value for key, value in options.items() if is_provider_option(key)}
     )
     kafka = {key: value for key, value in options.items() if not is_provider_option(key)}
     resolved: dict[str, Any] = providers.resolve(kafka, prefix="-X ")
-    servers = providers.resolve({"--bootstrap-servers": args.bootstrap_servers})
+    servers = providers.resolve({"--bootstrap-servers": bootstrap})
     resolved["bootstrap.servers"] = servers["--bootstrap-servers"]
     return resolved
 
 
 def _herder(args: argparse.Namespace) -> Herder:
     from spark_eos_connect.herder import Herder, WorkerSettings
+    from spark_eos_connect.kafka.clients import ensure_reachable
+    from spark_eos_connect.kafka.security import authenticates
 
     kafka = _kafka_settings(args)
+    if not authenticates(kafka):  # a refused login is named by the herder's own first call
+        ensure_reachable(kafka, min(args.timeout, REACHABLE_WAIT_S), fail_fast=True)
     settings = WorkerSettings(
         group_id=args.group_id,
         config_topic=args.config_topic,
@@ -118,6 +139,9 @@ def _herder(args: argparse.Namespace) -> Herder:
 
 def _print_json(value: Any) -> None:
     print(json.dumps(value, indent=2, sort_keys=False))
+
+
+NOT_FOUND_HINT = "; eosconnect connectors lists the connectors there are"
 
 
 def _admin(action: Callable[[Herder, argparse.Namespace], Any]) -> Callable[..., int]:
@@ -142,7 +166,10 @@ def _admin(action: Callable[[Herder, argparse.Namespace], Any]) -> Callable[...,
         try:
             result = action(herder, args)
         except HerderError as error:
-            print(f"eosconnect {args.command}: {error} (HTTP {error.status})", file=sys.stderr)
+            hint = NOT_FOUND_HINT if error.status == 404 else ""
+            print(
+                f"eosconnect {args.command}: {error} (HTTP {error.status}){hint}", file=sys.stderr
+            )
             return 1
         except (EosConnectError, KafkaClientError) as error:
             print(f"eosconnect {args.command}: {error}", file=sys.stderr)
@@ -203,13 +230,19 @@ def _run_rest(args: argparse.Namespace) -> int:
     from spark_eos_connect.rest.guards import max_request_bytes
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    from spark_eos_connect.rest.listen import check_port_free
+
     try:
         limit = max_request_bytes(args.max_request_bytes)
         tls, auth = _rest_security(args)
+        check_port_free(args.host, args.port)
         herder = _herder(args)
     except (_UsageError, ConfigError) as error:
         print(f"eosconnect rest: {error}", file=sys.stderr)
         return 2
+    except EosConnectError as error:  # the brokers refused or did not answer
+        print(f"eosconnect rest: {error}", file=sys.stderr)
+        return 1
     serve(herder, host=args.host, port=args.port, tls=tls, auth=auth, max_request_bytes=limit)
     return 0
 
@@ -265,6 +298,11 @@ def _add_cluster_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--timeout", type=float, default=30.0, help="seconds per Kafka operation (default: 30)"
+    )
+    group.add_argument(
+        "--verbose",
+        action="store_true",
+        help="print the Kafka client's (librdkafka's) own log lines too",
     )
 
 

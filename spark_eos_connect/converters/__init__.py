@@ -4,12 +4,14 @@ Each writes the very bytes its Connect namesake writes and reads them back into 
 (`spark_eos_connect.api.data`): `JsonConverter` (with `schemas.enable`, `decimal.format`,
 `replace.null.with.default`, `schemas.cache.size`), `StringConverter` (`converter.encoding`),
 `ByteArrayConverter`, the numeric `Short/Integer/Long/Float/DoubleConverter`, and
-`SimpleHeaderConverter` for headers. Build them by Connect class name or short name with
-`make_converter` / `make_header_converter`.
+`SimpleHeaderConverter` for headers; and Confluent's Schema Registry converters `AvroConverter`
+and `JsonSchemaConverter` (`schema.registry.url`, ...). Build them by Connect class name or
+short name with `make_converter` / `make_header_converter`.
 """
 
 from __future__ import annotations
 
+from spark_eos_connect.converters.avro_converter import AvroConverter
 from spark_eos_connect.converters.base import (
     ConnectColumn,
     Converter,
@@ -17,6 +19,7 @@ from spark_eos_connect.converters.base import (
     HeaderConverter,
 )
 from spark_eos_connect.converters.json_converter import JsonConverter
+from spark_eos_connect.converters.json_schema_converter import JsonSchemaConverter
 from spark_eos_connect.converters.registry import (
     CONVERTERS,
     known_converters,
@@ -36,6 +39,7 @@ from spark_eos_connect.converters.simple import (
 
 __all__ = [
     "CONVERTERS",
+    "AvroConverter",
     "ByteArrayConverter",
     "ConnectColumn",
     "Converter",
@@ -45,6 +49,7 @@ __all__ = [
     "HeaderConverter",
     "IntegerConverter",
     "JsonConverter",
+    "JsonSchemaConverter",
     "LongConverter",
     "ShortConverter",
     "SimpleHeaderConverter",

@@ -12,8 +12,10 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
+from spark_eos_connect.converters.avro_converter import AvroConverter
 from spark_eos_connect.converters.base import Converter, ConverterType, HeaderConverter
 from spark_eos_connect.converters.json_converter import JsonConverter
+from spark_eos_connect.converters.json_schema_converter import JsonSchemaConverter
 from spark_eos_connect.converters.simple import (
     ByteArrayConverter,
     DoubleConverter,
@@ -38,6 +40,8 @@ CONVERTERS: dict[str, type[HeaderConverter]] = {
     "org.apache.kafka.connect.converters.FloatConverter": FloatConverter,
     "org.apache.kafka.connect.converters.DoubleConverter": DoubleConverter,
     "org.apache.kafka.connect.storage.SimpleHeaderConverter": SimpleHeaderConverter,
+    "io.confluent.connect.avro.AvroConverter": AvroConverter,
+    "io.confluent.connect.json.JsonSchemaConverter": JsonSchemaConverter,
 }
 """Connect's class name to the Python converter."""
 
@@ -62,7 +66,7 @@ def _resolve(name: str, option: str) -> type[HeaderConverter]:
     if found is not None:
         return found
     module_name, _, attribute = wanted.rpartition(".")
-    if module_name and not wanted.startswith("org.apache.kafka."):
+    if module_name and not wanted.startswith(("org.apache.kafka.", "io.confluent.")):
         try:
             candidate = getattr(importlib.import_module(module_name), attribute)
         except (ImportError, AttributeError, ValueError):

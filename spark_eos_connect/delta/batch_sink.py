@@ -81,7 +81,9 @@ class DeltaBatchSink:
             KafkaMetadata(self.kafka).commit_group_offsets(self.group, offsets)
         installed_hooks().reached("during_group_commit", batch_id)
         summary = self.task.last_summary() or f"batch {batch_id}"
-        print(f"{summary}; {len(committable)} offsets committed to {self.group}", flush=True)
+        if committable:
+            summary += f"; {len(committable)} offsets committed to {self.group}"
+        print(summary, flush=True)
 
 
 def delta_sink(options: Mapping[str, Any]) -> Callable[[Any, int], None]:

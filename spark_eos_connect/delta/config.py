@@ -14,6 +14,7 @@ TABLE_CONFIG: Final = "table"
 TOPICS_CONFIG: Final = "topics"
 MODE_CONFIG: Final = "delta.mode"
 VALUE_SCHEMA_CONFIG: Final = "value.schema"
+VALUE_CONVERTER_CONFIG: Final = "value.converter"
 
 FOREACH_BATCH_MESSAGE: Final = (
     "DeltaSink cannot run inside writeStream.format('eosconnect'): Delta commits are made from "
@@ -79,6 +80,9 @@ class DeltaSinkConfig:
     topics: tuple[str, ...]
     mode: str
     value_schema: str | None
+    value_converter: str | None = None
+    """A Schema Registry converter (AvroConverter, JsonSchemaConverter) whose schemas give the
+    table its columns (its options: `value.converter.*`)."""
 
     @property
     def location(self) -> str:
@@ -94,6 +98,12 @@ def parse_delta_config(props: Mapping[str, Any]) -> DeltaSinkConfig:
         raise ConfigError("Missing option name: the connector name is the Delta txnAppId")
     if (values[PATH_CONFIG] is None) == (values[TABLE_CONFIG] is None):
         raise ConfigError("DeltaSink needs exactly one of the options path and table")
+    converter = str(props.get(VALUE_CONVERTER_CONFIG) or "").strip() or None
+    if converter is not None and values[VALUE_SCHEMA_CONFIG] is not None:
+        raise ConfigError(
+            "DeltaSink takes value.schema (JSON values) or value.converter (a Schema Registry "
+            "converter), not both"
+        )
     return DeltaSinkConfig(
         name=name,
         path=values[PATH_CONFIG],
@@ -101,4 +111,5 @@ def parse_delta_config(props: Mapping[str, Any]) -> DeltaSinkConfig:
         topics=tuple(values[TOPICS_CONFIG] or ()),
         mode=values[MODE_CONFIG].lower(),
         value_schema=values[VALUE_SCHEMA_CONFIG],
+        value_converter=converter,
     )

@@ -1,4 +1,6 @@
-"""The Delta Lake sink, run per micro-batch on the driver through `foreachBatch` (DESIGN §2.2).
+"""The Delta Lake sink, run per micro-batch on the driver through `foreachBatch`: it "writes each
+micro-batch idempotently (`txnAppId`/`txnVersion`) and keeps its offsets with the data" (the
+project's design).
 
     query = (
         spark.readStream.format("eosconnect").options(**options).load()
@@ -174,6 +176,26 @@ def commit_offsets(spark: Any, config: DeltaSinkConfig, history: int = 50) -> di
     return {}
 
 
+def last_recorded_batch(spark: Any, config: DeltaSinkConfig, history: int = 50) -> int | None:
+    """The Spark batch id the connector's last commit recorded in its `userMetadata`, among the
+    latest `history` commits (None when history no longer has one)."""
+    from delta.tables import DeltaTable
+
+    table = (
+        DeltaTable.forPath(spark, config.path)
+        if config.path
+        else DeltaTable.forName(spark, str(config.table))
+    )
+    for row in table.history(history).select("userMetadata").collect():
+        try:
+            recorded = json.loads(row["userMetadata"] or "")["eosconnect"]
+            if recorded["connector"] == config.name:
+                return int(recorded["batch"])
+        except (ValueError, TypeError, KeyError):
+            continue
+    return None
+
+
 def stored_offsets(spark: Any, config: DeltaSinkConfig) -> dict[TP, int]:
     """The highest offset per partition the table has dealt with (`{}` without a table).
 
@@ -281,12 +303,18 @@ def value_fields(value_schema: str) -> list[str]:
     return names
 
 
-def check_rows(rows: Any, config: DeltaSinkConfig) -> Any:
-    """Add the parsed value (JSON mode) and an error column (null for good rows)."""
+def check_rows(rows: Any, config: DeltaSinkConfig, options: Mapping[str, Any] | None = None) -> Any:
+    """Add the parsed value (JSON mode, or decoded by `value.converter` with its `options`) and
+    an error column (null for good rows)."""
     from pyspark.sql import functions as F
 
     error = F.lit(None).cast("string")
-    if config.value_schema:
+    if config.value_converter:
+        from spark_eos_connect.delta.connect_rows import decoded_rows
+
+        rows = decoded_rows(rows, options or {}, _PARSED, _ERROR)
+        error = F.col(_ERROR)
+    elif config.value_schema:
         schema = f"{config.value_schema}, {_CORRUPT} STRING"
         parsed = F.from_json(
             F.col("value").cast("string"),
@@ -308,9 +336,13 @@ def table_rows(checked: Any, config: DeltaSinkConfig) -> Any:
     """Good rows in the table's shape: data columns, then the `_kafka_*` columns."""
     from pyspark.sql import functions as F
 
-    if config.value_schema:
-        names = value_fields(config.value_schema)
-        data = [F.col(f"{_PARSED}.{name}").alias(name) for name in names]
+    if config.value_schema or config.value_converter:
+        names = (
+            value_fields(config.value_schema)
+            if config.value_schema
+            else checked.schema[_PARSED].dataType.fieldNames()
+        )
+        data = [F.col(f"{_PARSED}.`{name}`").alias(name) for name in names]
     else:
         data = [F.col("value"), F.col("headers")]
     meta = [
@@ -354,10 +386,18 @@ class DeltaTableWriter:
     def __init__(self, props: Mapping[str, Any]) -> None:
         rest, self.kafka = split_options(lower_keys(props))
         self.config = parse_delta_config(rest)
+        self.options = rest
+        if self.config.value_converter:
+            from spark_eos_connect.delta.connect_rows import registry_converter
+
+            registry_converter(rest)  # refuses a converter without registry schemas, up front
         self.errors = ErrorPolicy.from_options(self.config.name, rest)
         if self.config.value_schema:
             value_fields(self.config.value_schema)
         self._state: _TableState | None = None
+        self._after_restart = False
+        """Whether a batch of this writer re-ran one committed before a restart: later batches
+        then continue at txnVersion batch + 1, which needs no word."""
         self.last_summary = ""
         self.failed = 0
 
@@ -413,6 +453,7 @@ class DeltaTableWriter:
                 .option("txnAppId", config.name)
                 .option("txnVersion", txn_version)
                 .option("userMetadata", metadata)
+                .option("mergeSchema", str(bool(config.value_converter)).lower())
             )
             writer.save(config.path) if config.path else writer.saveAsTable(config.table)
             return
@@ -459,18 +500,42 @@ class DeltaTableWriter:
             for key in settings:
                 spark.conf.unset(key)
 
-    def _txn_version(self, batch_id: int, committed: int | None) -> int:
+    def _txn_version(self, spark: Any, batch_id: int, committed: int | None) -> int:
+        """The `txnVersion` for `batch_id`: the batch id, or the next after `committed` when the
+        table is ahead of Spark's batch ids (the rows at or below the table's offsets are
+        dropped either way, so nothing lands twice).
+
+        The table is ahead after a restart that re-runs the batch a crash interrupted between
+        its Delta commit and Spark's (the batch the last commit recorded): normal, said at
+        info level, and every later batch of the run follows one version ahead. A batch id
+        below the recorded one means Spark's batch ids started again (a replaced checkpoint):
+        that is warned about.
+        """
         if committed is None or batch_id > committed:
             return batch_id
-        log.warning(
-            "batch %d is at or below txnVersion %d of %s for %s (Spark checkpoint replaced?): "
-            "committing it as txnVersion %d",
-            batch_id,
-            committed,
-            self.config.location,
-            self.config.name,
-            committed + 1,
-        )
+        if not self._after_restart:
+            recorded = last_recorded_batch(spark, self.config)
+            if recorded is not None and batch_id >= recorded:
+                self._after_restart = True
+                log.info(
+                    "batch %d: %s holds batch %d as txnVersion %d, committed before this run; "
+                    "resuming after the table's offsets as txnVersion %d",
+                    batch_id,
+                    self.config.location,
+                    recorded,
+                    committed,
+                    committed + 1,
+                )
+            else:
+                log.warning(
+                    "batch %d is below batch %s, the last one %s committed to %s (Spark "
+                    "checkpoint replaced?): committing it as txnVersion %d",
+                    batch_id,
+                    recorded,
+                    self.config.name,
+                    self.config.location,
+                    committed + 1,
+                )
         return committed + 1
 
     def _metadata(self, batch_id: int, txn_version: int, stored: Mapping[TP, int] | None) -> str:
@@ -491,7 +556,8 @@ class DeltaTableWriter:
         upsert's tombstone or missing key. Only then must the commit carry offsets that the
         rows do not, and failed records be reported before it, which takes a pass over the
         batch before the write."""
-        return bool(self.config.value_schema) or self.config.mode == "upsert"
+        config = self.config
+        return bool(config.value_schema or config.value_converter) or config.mode == "upsert"
 
     def write(self, df: Any, batch_id: int) -> dict[TP, int]:
         """Write one micro-batch of Kafka rows; the next offset per partition it covered, when
@@ -506,7 +572,7 @@ class DeltaTableWriter:
         # read_committed), and reading them twice (statistics, then the write) measured
         # faster than building Spark's cache of every row and writing from it.
         rows = only_new(df, stored)
-        checked = check_rows(rows, self.config)
+        checked = check_rows(rows, self.config, self.options)
         if not self._records_may_leave_no_row():
             return self._write_every_row(spark, checked, batch_id, state)
         stats = (
@@ -526,7 +592,7 @@ class DeltaTableWriter:
         if any(r["bad"] for r in stats):
             self._report_failures(checked)
         good = table_rows(checked, self.config)
-        txn_version = self._txn_version(batch_id, state.txn)
+        txn_version = self._txn_version(spark, batch_id, state.txn)
         stored = merge_max(stored, covered)
         metadata = self._metadata(batch_id, txn_version, stored)
         self._commit(spark, _put_hook(good, batch_id), txn_version, metadata)
@@ -551,7 +617,7 @@ class DeltaTableWriter:
 
         counted = Observation(f"eosconnect-delta-{self.config.name}-{batch_id}")
         good = table_rows(checked, self.config).observe(counted, F.count(F.lit(1)).alias("rows"))
-        txn_version = self._txn_version(batch_id, state.txn)
+        txn_version = self._txn_version(spark, batch_id, state.txn)
         metadata = self._metadata(batch_id, txn_version, None)
         self._commit(spark, _put_hook(good, batch_id), txn_version, metadata)
         written = int(counted.get["rows"])

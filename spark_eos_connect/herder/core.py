@@ -233,7 +233,8 @@ class Herder:
             return connector_info(name, shown, tasks, self.plugins.kind_of(config))
 
     def config(self, name: str) -> dict[str, str | None]:
-        """The connector's config as stored, secrets shown as `[hidden]` (DESIGN §7)."""
+        """The connector's config as stored, secrets shown as `[hidden]`: "secrets (SASL/SSL
+        passwords) are never logged or returned by the REST API" (the project's design)."""
         with self._lock:
             config = self._config(self._snapshot(), name)
             return masked(config, self.plugins.definitions(config))

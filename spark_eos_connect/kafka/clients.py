@@ -58,14 +58,41 @@ HANDSHAKE_BREAKS = ("security.protocol", "in state APIVERSION_QUERY", "in state 
 SASL listener does with a PLAINTEXT client (and a PLAINTEXT one with a TLS client)."""
 
 
-def ensure_reachable(config: Mapping[str, Any], timeout_s: float | None = None) -> None:
+REFUSED_GRACE_S = 2.0
+"""How long `ensure_reachable(..., fail_fast=True)` sees every bootstrap address refuse the
+connection or fail to resolve before it gives up (a broker being restarted may refuse too)."""
+REFUSALS = ("_TRANSPORT", "_RESOLVE")
+"""librdkafka's errors for a refused connection and a host name that does not resolve."""
+
+
+def refusal(errors: Iterable[Any]) -> str | None:
+    """The last refusal or resolution failure when every bootstrap address is down for that
+    reason (`_ALL_BROKERS_DOWN` reported, and refusals since); None otherwise."""
+    down = False
+    last = None
+    for error in errors:
+        name = error.name()
+        if name == "_ALL_BROKERS_DOWN":
+            down = True
+        elif name in REFUSALS and ("refused" in error.str() or name == "_RESOLVE"):
+            last = error.str()
+        else:
+            down, last = False, None
+    return last if down else None
+
+
+def ensure_reachable(
+    config: Mapping[str, Any], timeout_s: float | None = None, fail_fast: bool = False
+) -> None:
     """Return once a broker answers a metadata request; raise `KafkaUnreachableError` naming
     `kafka.bootstrap.servers` and the time waited otherwise (the driver's first call to Kafka,
     so that a wrong address is not reported as a bare librdkafka transport failure).
 
     A broker that drops the connection during the handshake, as a TLS or SASL listener does
-    with a PLAINTEXT client, is reported at once with `kafka.security.protocol` named. The
-    probe's own client logs nothing: what went wrong is in the error raised."""
+    with a PLAINTEXT client, is reported at once with `kafka.security.protocol` named. With
+    `fail_fast` (a check before a job starts), addresses that all refuse the connection or do
+    not resolve for `REFUSED_GRACE_S` are reported then. The probe's own client logs nothing:
+    what went wrong is in the error raised."""
     wait = REACHABLE_TIMEOUT_S if timeout_s is None else timeout_s
     started = time.monotonic()
     errors: list[KafkaError] = []
@@ -91,6 +118,12 @@ def ensure_reachable(config: Mapping[str, Any], timeout_s: float | None = None) 
                 f"the connection during the handshake ({mismatch}); check "
                 f"kafka.security.protocol (the client uses {protocol}) against the listener's "
                 "protocol (SSL, SASL_PLAINTEXT or SASL_SSL)"
+            )
+        refused = refusal(errors) if fail_fast else None
+        if refused is not None and time.monotonic() - started >= REFUSED_GRACE_S:
+            raise KafkaUnreachableError(
+                f"kafka.bootstrap.servers={config.get('bootstrap.servers')}: "
+                f"{refused.split(': ', 1)[-1]}; check the address and that the brokers are up"
             )
         if time.monotonic() >= deadline:
             detail = errors[-1].str() if errors else last
@@ -177,6 +210,12 @@ def ensure_topic(
         return False
     _wait_for_topic(admin, name, timeout_s)
     return True
+
+
+def topic_names(config: Mapping[str, Any], timeout_s: float = 10.0) -> set[str]:
+    """The names of the cluster's topics (internal ones included) that exist without error."""
+    topics = _list_topics(admin_client(config), timeout_s)
+    return {name for name, meta in topics.items() if meta.error is None}
 
 
 def _list_topics(admin: AdminClient, timeout_s: float, topic: str | None = None) -> dict[str, Any]:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import bisect
 import operator
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -36,6 +36,8 @@ KAFKA_ROW_SCHEMA = pa.schema(
         ("headers", pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))),
     ]
 )
+
+T = TypeVar("T")
 
 EARLIEST, LATEST = -2, -1
 """The rows `read_ranges` yields (Spark's DDL: `sink.kafka_input.KAFKA_ROW_DDL`)."""
@@ -84,7 +86,7 @@ def _offset(message: Message) -> int:
 
 def _constant(value: Any, type_: pa.DataType, rows: int) -> pa.Array:
     """`rows` copies of `value` (a dictionary decoded: no Python object per row)."""
-    indices = pa.nulls(rows, pa.int32()).fill_null(0)
+    indices = pa.array(np.zeros(rows, dtype=np.int32))  # not fill_null: it imports pandas
     return pa.DictionaryArray.from_arrays(indices, pa.array([value], type_)).dictionary_decode()
 
 
@@ -138,6 +140,48 @@ def records_batch(topic: str, partition: int, messages: list[Message]) -> pa.Rec
     return pa.RecordBatch.from_arrays(arrays, schema=KAFKA_ROW_SCHEMA)
 
 
+Headers = tuple[tuple[str, bytes | None], ...]
+
+
+@dataclass(frozen=True)
+class MessageColumns:
+    """One partition's records as columns for a sink task (`sink.rows.RecordChunk`): plain
+    lists where the task reads values one by one, Arrow arrays for the keys and values its
+    converters convert a column at a time. Taken from librdkafka's messages once."""
+
+    topic: str
+    partition: int
+    offsets: list[int]
+    keys: pa.Array
+    values: pa.Array
+    timestamps: list[int | None]
+    """Epoch milliseconds; None where librdkafka has none (-1)."""
+    headers: list[Headers]
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+
+def message_columns(topic: str, partition: int, messages: list[Message]) -> MessageColumns:
+    """The columns of one partition's messages (`map` over the C methods of `Message`)."""
+    millis = list(map(_MILLIS, map(Message.timestamp, messages)))
+    if min(millis) < 0:
+        millis = [None if ms < 0 else ms for ms in millis]
+    raw_headers: list[Any] = list(map(Message.headers, messages))
+    headers: list[Headers] = (
+        [tuple(h) if h else () for h in raw_headers] if any(raw_headers) else [()] * len(messages)
+    )
+    return MessageColumns(
+        topic,
+        partition,
+        list(map(_offset, messages)),
+        _keys(messages),
+        pa.array(list(map(Message.value, messages)), pa.binary()),
+        millis,
+        headers,
+    )
+
+
 def _range_failed(
     kafka: Mapping[str, Any], offsets: OffsetRange, error: KafkaError
 ) -> EosConnectError:
@@ -179,8 +223,10 @@ def _read_one(
     offsets: OffsetRange,
     poll_timeout_ms: int,
     batch_rows: int,
-) -> Iterator[pa.RecordBatch]:
-    """The records of one range through `consumer` (assigned to its partition alone)."""
+    make: Callable[[str, int, list[Message]], T],
+) -> Iterator[T]:
+    """The records of one range through `consumer` (assigned to its partition alone), in
+    parts of about `batch_rows` that `make` builds (Arrow batches by default)."""
     tp = KafkaTopicPartition(offsets.topic, offsets.partition, offsets.start)
     consumer.assign([tp])
     pending: list[Message] = []
@@ -190,7 +236,7 @@ def _read_one(
         messages = next_records(consumer, batch_rows, NEXT_RECORD_WAIT_S)
         pending += _records_of(kafka, offsets, messages)
         if len(pending) >= batch_rows:
-            yield records_batch(offsets.topic, offsets.partition, pending)
+            yield make(offsets.topic, offsets.partition, pending)
             pending = []
         now = consumer.position([tp])[0].offset
         if now > position:
@@ -204,7 +250,52 @@ def _read_one(
                 f"{position} (kafkaConsumer.pollTimeoutMs)"
             )
     if pending:
-        yield records_batch(offsets.topic, offsets.partition, pending)
+        yield make(offsets.topic, offsets.partition, pending)
+
+
+class RangeReader:
+    """One read_committed consumer reading ranges one after the other, kept between reads (a
+    live sink task's, for its whole life). It only assigns and never commits: like the readers
+    of the internal topics it needs no Group ACL (librdkafka's lookup of its unused group may
+    be refused; see `is_unused_group_error`), only Read on the topics."""
+
+    def __init__(
+        self, kafka: Mapping[str, Any], poll_timeout_ms: int = 120000, batch_rows: int = 10000
+    ) -> None:
+        self.kafka = dict(kafka)
+        self.poll_timeout_ms = poll_timeout_ms
+        self.batch_rows = batch_rows
+        self._consumer: Consumer | None = None
+
+    def read(self, offsets: OffsetRange) -> Iterator[pa.RecordBatch]:
+        """The committed records of one range, as Arrow batches of at most `batch_rows`.
+
+        With transactions offsets are not contiguous (commit markers, aborted records), so a
+        range ends when the consumer's position reaches its end, not after end - start records.
+        Records at or past the end are dropped, so a range always yields the same records."""
+        return self._read(offsets, records_batch)
+
+    def read_columns(self, offsets: OffsetRange) -> Iterator[MessageColumns]:
+        """The committed records of one range as `MessageColumns` (see `read`)."""
+        return self._read(offsets, message_columns)
+
+    def _read(
+        self, offsets: OffsetRange, make: Callable[[str, int, list[Message]], T]
+    ) -> Iterator[T]:
+        if offsets.end <= offsets.start:
+            return iter(())
+        if self._consumer is None:
+            settings = {**_READ_DEFAULTS, **self.kafka, **_FORCED_CONSUMER}
+            self._consumer = connected(Consumer(settings))
+        return _read_one(
+            self._consumer, self.kafka, offsets, self.poll_timeout_ms, self.batch_rows, make
+        )
+
+    def close(self) -> None:
+        """Close the consumer (a later `read` makes a new one)."""
+        if self._consumer is not None:
+            consumer, self._consumer = self._consumer, None
+            consumer.close()
 
 
 def read_ranges(
@@ -214,23 +305,15 @@ def read_ranges(
     batch_rows: int = 10000,
 ) -> Iterator[pa.RecordBatch]:
     """Executor: the committed records of `ranges`, one range after the other, as Arrow batches
-    (each batch holds records of one partition).
-
-    With transactions offsets are not contiguous (commit markers, aborted records), so a range
-    ends when the consumer's position reaches its end, not after end - start records. Records
-    at or past the end are dropped, so a range always yields the same records. One consumer
-    reads every range; it only assigns and never commits: like the readers of the internal
-    topics it needs no Group ACL (librdkafka's lookup of its unused group may be refused; see
-    `is_unused_group_error`), only Read on the topics.
-    """
+    (each batch holds records of one partition), through one `RangeReader`."""
     if not ranges:
         return
-    consumer = connected(Consumer({**_READ_DEFAULTS, **kafka, **_FORCED_CONSUMER}))
+    reader = RangeReader(kafka, poll_timeout_ms, batch_rows)
     try:
         for offsets in ranges:
-            yield from _read_one(consumer, kafka, offsets, poll_timeout_ms, batch_rows)
+            yield from reader.read(offsets)
     finally:
-        consumer.close()
+        reader.close()
 
 
 def read_range(

@@ -41,6 +41,7 @@ _SHIPPED: dict[str, str] = {
     "DeltaSink": "spark_eos_connect.delta.connector.DeltaSinkConnector",
     "Generator": f"{_PACKAGE}.generator.GeneratorSourceConnector",
     "PostgresCdcSource": f"{_PACKAGE}.postgres.PostgresCdcSourceConnector",
+    "PostgresSink": f"{_PACKAGE}.postgres.sink_connector.PostgresSinkConnector",
 }
 
 _JAVA_FILE_PACKAGE = "org.apache.kafka.connect.file"

@@ -239,12 +239,13 @@ class StatusSnapshot:
 
     def __init__(self) -> None:
         self._connectors: dict[str, StatusRecord] = {}
+        self._written_at: dict[str, int | None] = {}
         self._tasks: dict[str, dict[int, StatusRecord]] = {}
         self.skipped = 0
         self.ignored = 0
 
-    def apply(self, key: str, value: bytes | None) -> None:
-        """Replay one status-topic record."""
+    def apply(self, key: str, value: bytes | None, timestamp_ms: int | None = None) -> None:
+        """Replay one status-topic record (`timestamp_ms`: its Kafka timestamp, if known)."""
         if isinstance(key, str) and key.startswith(TOPIC_STATUS_PREFIX):
             self.ignored += 1
             return
@@ -253,9 +254,11 @@ class StatusSnapshot:
             if parsed.kind is StatusKind.CONNECTOR:
                 if value is None:
                     self._connectors.pop(parsed.connector, None)
+                    self._written_at.pop(parsed.connector, None)
                     self._tasks.pop(parsed.connector, None)
                 else:
                     self._connectors[parsed.connector] = decode_connector_status(value)
+                    self._written_at[parsed.connector] = timestamp_ms
                 return
             assert parsed.task is not None
             if value is None:
@@ -269,6 +272,10 @@ class StatusSnapshot:
                 self._tasks.setdefault(parsed.connector, {})[parsed.task] = record
         except StatusRecordError:
             self.skipped += 1
+
+    def connector_written_at(self, name: str) -> int | None:
+        """The Kafka timestamp (ms) of the connector's latest status record, if known."""
+        return self._written_at.get(name)
 
     def connectors(self) -> list[str]:
         """Connectors that have a connector status, sorted."""

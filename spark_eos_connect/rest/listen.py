@@ -4,11 +4,12 @@ TLS or authentication."""
 from __future__ import annotations
 
 import ipaddress
+import socket
 import ssl
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.errors import ConfigError, EosConnectError
 
 LOOPBACK_NAMES = frozenset({"localhost"})
 """Host names taken as loopback besides loopback IP addresses (127.0.0.0/8, ::1)."""
@@ -93,3 +94,22 @@ def read_password_file(path: str | Path) -> str:
         reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
         raise TlsFilesError(f"cannot read the key password file {path}: {reason}") from None
     return text.splitlines()[0] if text else ""
+
+
+class PortInUseError(EosConnectError):
+    """The REST API's address cannot be bound (another process listens there)."""
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Raise `PortInUseError` naming `host:port` unless a listening socket can be bound there
+    now (checked before the server starts, so that nothing claims it started)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise PortInUseError(
+                f"cannot listen on {host}:{port}: {error.strerror or error}; choose another "
+                "--port or stop what listens there"
+            ) from None

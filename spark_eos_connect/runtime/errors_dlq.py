@@ -10,7 +10,7 @@ Used on executors (sink tasks) and on the driver (Delta sink).
 
 Source connectors share the policy (`ErrorPolicy.for_source`, options `SOURCE_ERRORS_CONFIG`):
 tolerance, `errors.retry.timeout`/`errors.retry.delay.max.ms` and logging, but no DLQ, as in
-Connect (`runtime.source_conversion` applies it).
+Connect (`source.conversion` applies it).
 """
 
 from __future__ import annotations

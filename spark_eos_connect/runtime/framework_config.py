@@ -223,6 +223,16 @@ CONNECTOR_FRAMEWORK_CONFIG = (
         "low",
         "`maxPollDurationMs`: how long a task polls within one micro-batch at most.",
     )
+    .define(
+        "takeover",
+        ConfigType.BOOLEAN,
+        False,
+        None,
+        "low",
+        "Take the connector over from another driver whose query still runs it (that query "
+        "is fenced and stops). Without it such a start is refused; a driver that crashed is "
+        "taken over without it once its liveness lapses (`runtime.liveness`).",
+    )
 )
 
 FRAMEWORK_CONFIG = WORKER_CONFIG.merge(CONNECTOR_FRAMEWORK_CONFIG)

@@ -1,4 +1,5 @@
-"""Reading Kafka topics as a stream of offset ranges (the sink side's input, DESIGN §2.2).
+"""Reading Kafka topics as a stream of offset ranges, the sink side's input: "read_committed,
+offset ranges planned on the driver, Arrow batches, admission control" (the project's design).
 
 Driver side: `KafkaReaderConfig` (options), `KafkaMetadata` (the subscribed partitions and
 where a new query starts, over `kafka.topic_offsets`) and the pure planning functions
@@ -18,6 +19,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import pyarrow as pa
 
 from spark_eos_connect.api.config import ConfigDef, ConfigType, Range
 from spark_eos_connect.errors import ConfigError
@@ -41,6 +44,25 @@ KAFKA_ROW_DDL = (
     "headers array<struct<key:string,value:binary>>"
 )
 """The Spark schema of the rows (`KAFKA_ROW_SCHEMA`, in `kafka.range_reader`, in Arrow)."""
+
+SINK_RANGE_DDL = (
+    "task int, topic string, partition int, start long, end long, generation long, run string"
+)
+"""The Spark schema of a sink connector's stream: per micro-batch one row for each partition
+assigned to each sink task, with the offsets `[start, end)` planned for it; the task reads the
+records itself (`sink.host`)."""
+
+SINK_RANGE_SCHEMA = pa.schema(
+    [
+        ("task", pa.int32()),
+        ("topic", pa.string()),
+        ("partition", pa.int32()),
+        ("start", pa.int64()),
+        ("end", pa.int64()),
+        ("generation", pa.int64()),
+        ("run", pa.string()),
+    ]
+)
 
 EARLIEST, LATEST = -2, -1
 """Sentinels in a `startingOffsets` JSON, as in Spark's Kafka source."""
@@ -164,6 +186,13 @@ def parse_reader_options(options: Mapping[str, Any]) -> KafkaReaderConfig:
     )
 
 
+def poll_timeout_ms(options: Mapping[str, Any]) -> int:
+    """`kafkaConsumer.pollTimeoutMs` of reader (or writer) options, checked."""
+    key = "kafkaconsumer.polltimeoutms"
+    given = {k: v for k, v in ((str(k).lower(), v) for k, v in options.items()) if k == key}
+    return int(READER_CONFIG.parse(given)[key])
+
+
 def parse_starting_offsets(text: str) -> str | dict[TP, int]:
     """`earliest`, `latest` or a `{"topic":{"0":42}}` JSON of explicit offsets."""
     stripped = text.strip()
@@ -265,6 +294,52 @@ def assign_ranges(
     for offsets in ranges:
         assigned[owner[(offsets.topic, offsets.partition)]].append(offsets)
     return [tuple(task) for task in assigned]
+
+
+def task_assignments(
+    start: Mapping[TP, int], end: Mapping[TP, int], tasks: int
+) -> list[tuple[OffsetRange, ...]]:
+    """Every subscribed partition (those of `end`) with its planned `[start, end)`, dealt to
+    `min(tasks, partitions)` sink tasks (`assign_ranges`); partitions with nothing new have
+    an empty range, so that each task knows its whole assignment."""
+    ranges = [OffsetRange(t, p, start.get((t, p), 0), end[(t, p)]) for t, p in sorted(end)]
+    return assign_ranges(sorted(end), ranges, tasks)
+
+
+def ranges_batch(
+    task: int, ranges: Sequence[OffsetRange], generation: int, run: str
+) -> pa.RecordBatch:
+    """The rows of one sink task's share of a micro-batch (`SINK_RANGE_SCHEMA`); `run` names
+    the query's run (its reader)."""
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.array([task] * len(ranges), pa.int32()),
+            pa.array([r.topic for r in ranges], pa.string()),
+            pa.array([r.partition for r in ranges], pa.int32()),
+            pa.array([r.start for r in ranges], pa.int64()),
+            pa.array([r.end for r in ranges], pa.int64()),
+            pa.array([generation] * len(ranges), pa.int64()),
+            pa.array([run] * len(ranges), pa.string()),
+        ],
+        schema=SINK_RANGE_SCHEMA,
+    )
+
+
+@dataclass(frozen=True)
+class TaskRanges:
+    """One sink task's share of a micro-batch as its rows carry it (`ranges_batch`)."""
+
+    task: int
+    generation: int
+    run: str
+    ranges: tuple[OffsetRange, ...]
+
+
+def ranges_of(batches: Sequence[pa.RecordBatch]) -> TaskRanges:
+    """The task's share from rows made by `ranges_batch` (the inverse)."""
+    rows = [row for batch in batches for row in batch.to_pylist()]
+    ranges = tuple(OffsetRange(r["topic"], r["partition"], r["start"], r["end"]) for r in rows)
+    return TaskRanges(rows[0]["task"], rows[0]["generation"], rows[0]["run"], ranges)
 
 
 # --- Kafka metadata and group offsets (driver) --------------------------------------------------

@@ -26,8 +26,11 @@ from spark_eos_connect.runtime.config_references import (
     has_reference,
     is_provider_option,
 )
+from spark_eos_connect.runtime.connect_options import ACCEPTED_VALUES
 from spark_eos_connect.runtime.errors_dlq import ERRORS_CONFIG, ErrorPolicy
-from spark_eos_connect.runtime.framework_config import split_options
+from spark_eos_connect.runtime.framework_config import WORKER_CONFIG, split_options
+from spark_eos_connect.runtime.option_names import unknown_option_message
+from spark_eos_connect.sink.kafka_input import READER_CONFIG
 
 MAX_POLL_RECORDS = "consumer.override.max.poll.records"
 
@@ -205,6 +208,35 @@ def sink_config_problems(options: Mapping[str, Any]) -> Problems:
         except ConfigError as error:
             _add(problems, _messages(TRANSFORMS, error))
     return problems
+
+
+SPARK_WRITER_OPTIONS = frozenset({"checkpointlocation", "path", "queryname"})
+"""Options Spark itself hands a writer (lower case, as the writer sees them)."""
+
+
+def unknown_sink_options(
+    props: Mapping[str, Any], class_name: str, defined: Iterable[str]
+) -> dict[str, str]:
+    """The connector props (`SinkOptions.connector_props`) that neither the framework, the
+    Kafka reader, Spark nor the connector (`defined`: its `config_def` names) reads, each with
+    its message and a did-you-mean; none when the connector defines no options (it may read
+    anything)."""
+    own = set(defined)
+    if not own:
+        return {}
+    known = (
+        set(SINK_FRAMEWORK_CONFIG.names())
+        | set(WORKER_CONFIG.names())
+        | set(READER_CONFIG.names())
+        | {TRANSFORMS, PREDICATES, *ACCEPTED_VALUES, *SPARK_WRITER_OPTIONS}
+        | own
+    )
+    prefixes = tuple(f"{p}." for p in (*CONVERTER_OPTIONS, TRANSFORMS, PREDICATES, "kafka"))
+    return {
+        name: f"{unknown_option_message(name, class_name, known)}; the connector ignores it"
+        for name in sorted(props)
+        if name.lower() not in known and name not in known and not name.startswith(prefixes)
+    }
 
 
 def parse_sink_options(options: Mapping[str, Any]) -> SinkOptions:

@@ -22,7 +22,12 @@ from spark_eos_connect.runtime.commit_hooks import NO_HOOKS
 from spark_eos_connect.runtime.config_references import ConfigProviders, reverse_transform
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy
 from spark_eos_connect.sink.decoding import RecordConverters
-from spark_eos_connect.sink.options import MAX_POLL_RECORDS, SinkOptions, has_chain
+from spark_eos_connect.sink.options import (
+    MAX_POLL_RECORDS,
+    SinkOptions,
+    has_chain,
+    unknown_sink_options,
+)
 
 log = logging.getLogger(__name__)
 
@@ -80,10 +85,15 @@ class SinkTaskPlan:
 def sink_task_configs(
     connector: SinkConnector, props: dict[str, str], tasks: int
 ) -> list[dict[str, str]]:
-    """Validate the connector's options, start it, and return its task configs."""
+    """Validate the connector's options, start it, and return its task configs. Options nobody
+    reads are logged, or listed first when the connector refuses its options."""
     problems = {r.name: r.errors for r in connector.validate(props) if r.errors}
+    defined = connector.config_def().names()
+    unknown = unknown_sink_options(props, type(connector).__name__, defined)
     if problems:
-        raise InvalidConfigError(problems)
+        raise InvalidConfigError({**{k: [v] for k, v in unknown.items()}, **problems})
+    for warning in unknown.values():
+        log.warning("%s", warning)
     connector.start(dict(props))
     try:
         configs = connector.task_configs(tasks)

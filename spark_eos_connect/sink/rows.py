@@ -17,6 +17,8 @@ from functools import cached_property
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from spark_eos_connect.kafka.range_reader import MessageColumns
+
 TP = tuple[str, int]
 """(topic, partition)."""
 
@@ -121,6 +123,21 @@ class RecordChunk:
             (topics[0], partitions[0]) if one_topic and one_partition else None,
         )
 
+    @classmethod
+    def of_columns(cls, columns: MessageColumns) -> RecordChunk:
+        """One partition's records as a sink task's range reader takes them."""
+        rows = len(columns)
+        return cls(
+            [columns.topic] * rows,
+            [columns.partition] * rows,
+            columns.offsets,
+            columns.keys,
+            columns.values,
+            columns.timestamps,
+            columns.headers,
+            (columns.topic, columns.partition),
+        )
+
     def part(self, start: int, stop: int) -> RecordChunk:
         """Rows `start` to `stop` (the lists copied, the Arrow arrays sliced)."""
         return RecordChunk(
@@ -207,14 +224,13 @@ class RecordChunk:
         )
 
 
-def chunks(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[RecordChunk]:
-    """The rows of `batches` in chunks of `size` (the last may be smaller; a chunk may span
-    batches). Each batch's columns are taken once, then cut into chunks."""
+def chunks(parts: Iterable[RecordChunk], size: int) -> Iterator[RecordChunk]:
+    """The rows of `parts` in chunks of `size` (the last may be smaller; a chunk may span
+    parts)."""
     rest: RecordChunk | None = None
-    for batch in batches:
-        if not batch.num_rows:
+    for rows in parts:
+        if not len(rows):
             continue
-        rows = RecordChunk.of(batch)
         if rest is not None:
             rows, rest = rest.joined(rows), None
         whole = len(rows) - len(rows) % size

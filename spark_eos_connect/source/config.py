@@ -63,6 +63,8 @@ class SourcePipelineConfig:
     """The config providers; `kafka` and `connector_props` hold references unresolved."""
     conversion: RecordConversion | None = None
     """Converters, transforms and `errors.*` of the records; None: records go as they are."""
+    takeover: bool = False
+    """Take the connector over from a driver that is alive (option `takeover`)."""
 
     @property
     def primary_offsets_topic(self) -> str:
@@ -130,6 +132,7 @@ def parse_source_pipeline(options: Mapping[str, Any]) -> SourcePipelineConfig:
         connector_props=connector_props,
         providers=providers,
         conversion=conversion,
+        takeover=bool(values["takeover"]),
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import math
+import socket
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -35,6 +36,17 @@ from spark_eos_connect.runtime.connector_lifecycle import (
     ManagedConnector,
 )
 from spark_eos_connect.runtime.leadership import begin_generation, config_store_for, worker_id
+from spark_eos_connect.runtime.liveness import (
+    HEARTBEAT_S,
+    LIVENESS_S,
+    OWNING_STATES,
+    Heartbeat,
+    Owner,
+    other_owner,
+    pid_alive,
+    process_gone,
+    still_there,
+)
 from spark_eos_connect.source.config import SourcePipelineConfig
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.storage.offsets import OffsetsTopicView, ensure_offsets_topic
@@ -49,6 +61,10 @@ CREDENTIALS_TIMEOUT_S = 60.0
 
 class ConnectorTakenOverError(EosConnectError, RuntimeError):
     """Another driver now leads this connector, or it was deleted: this query must stop."""
+
+
+class ConnectorInUseError(EosConnectError, RuntimeError):
+    """Another driver, alive, runs the connector: starting it here would fence that query."""
 
 
 class ConnectorFailedError(EosConnectError, RuntimeError):
@@ -225,6 +241,10 @@ class SourceCoordinator:
         self._restart_requests_seen = False
         self._restart_offset: int | None = None
         self._checked_at = 0.0
+        self.taken_over = False
+        """Another driver leads the connector now, or it was deleted."""
+        self.heartbeat: Heartbeat | None = None
+        self._stopping = False
         self.connector = ManagedConnector(connector_class, dict(props), config.tasks_max)
 
     @classmethod
@@ -243,8 +263,89 @@ class SourceCoordinator:
         props = config.providers.resolve(config.connector_props)
         connector_class = type(load_source_connector(config, props))
         coordinator = cls(config, CoordinatorStores.in_kafka(config, kafka), connector_class, props)
+        coordinator.claim()
         coordinator.start()
+        coordinator.heartbeat = Heartbeat(coordinator.beat, HEARTBEAT_S).start()
         return coordinator
+
+    def claim(
+        self,
+        now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
+        sleep: Callable[[float], None] = time.sleep,
+        alive: Callable[[int], bool] = pid_alive,
+    ) -> None:
+        """Make sure no other driver that is alive runs the connector (`runtime.liveness`):
+        refuse with `ConnectorInUseError` when one does, unless `takeover=true`; wait for a
+        silent owner's liveness to lapse (at most `LIVENESS_S` after its last heartbeat), or
+        not at all when it ran on this host and its process is gone, and say it took over."""
+        name, me = self.config.name, worker_id()
+        owner = self._owner(me)
+        if owner is None:
+            return
+        if self.config.takeover:
+            log.warning(
+                "connector %s: taking it over from driver %s, which runs it (takeover=true); "
+                "that driver's query is fenced and stops",
+                name,
+                owner.worker_id,
+            )
+            return
+        if process_gone(owner.worker_id, socket.gethostname(), alive):
+            log.warning(
+                "connector %s: took over from driver %s, whose process is gone",
+                name,
+                owner.worker_id,
+            )
+            return
+        if owner.written_at_ms is None:
+            raise self._in_use(owner, now_ms())
+        log.warning(
+            "connector %s: driver %s ran it %.0f s ago; waiting up to %.0f s for a sign of "
+            "life before taking it over",
+            name,
+            owner.worker_id,
+            owner.age_s(now_ms()),
+            LIVENESS_S - owner.age_s(now_ms()),
+        )
+        while not owner.lapsed(now_ms()):
+            sleep(0.5)
+            latest = self._owner(me)
+            if latest is None:
+                return  # it left, reporting it
+            if still_there(owner, latest):
+                raise self._in_use(latest, now_ms())
+            owner = latest if latest.worker_id != owner.worker_id else owner
+        log.warning(
+            "connector %s: took over from driver %s, silent for %.0f s (liveness bound %g s)",
+            name,
+            owner.worker_id,
+            owner.age_s(now_ms()),
+            LIVENESS_S,
+        )
+
+    def _owner(self, me: str) -> Owner | None:
+        snapshot = self.status_store.read_to_end()
+        name = self.config.name
+        return other_owner(snapshot.connector_status(name), snapshot.connector_written_at(name), me)
+
+    def _in_use(self, owner: Owner, now_ms: int) -> ConnectorInUseError:
+        return ConnectorInUseError(
+            f"connector {self.config.name} is {owner.state.value} on another driver, "
+            f"{owner.worker_id}, which is alive (status written {owner.age_s(now_ms):.0f} s "
+            "ago): starting it here would fence that query. Stop that query, use another "
+            "name, or set option takeover=true to take the connector over"
+        )
+
+    def beat(self) -> None:
+        """Re-write the connector's RUNNING or PAUSED status: this driver is alive."""
+        reported = self.reported
+        if self.taken_over or self._stopping or reported is None:
+            return
+        state, _, trace = reported
+        if state in OWNING_STATES:
+            self.status_store.put_connector_status(
+                self.config.name, state, worker_id(), self.generation, trace
+            )
 
     def start(self) -> None:
         """Start the connector, claim the config topic's leadership (fencing a zombie leader
@@ -295,6 +396,7 @@ class SourceCoordinator:
         snapshot = self.config_store.read_to_end()
         state = snapshot.target_state(name) or TargetState.STARTED
         if self.generation_commit_offset is not None and not snapshot.contains(name):
+            self.taken_over = True
             raise ConnectorTakenOverError(f"connector {name} was deleted from the config topic")
         self.connector.check_reported_error()
         self._follow_restart_requests(snapshot, state)
@@ -331,6 +433,7 @@ class SourceCoordinator:
         latest = snapshot.latest_commit_offset(name)
         if self.generation_active and latest != self.generation_commit_offset:
             if snapshot.committed_task_count(name) != 0:
+                self.taken_over = True
                 raise ConnectorTakenOverError(
                     f"a newer generation of connector {name} was started by another driver "
                     "(this query is a zombie and stops; its tasks are fenced)"
@@ -426,16 +529,59 @@ class SourceCoordinator:
         ]
 
     def stop(self) -> None:
-        """Stop the connector; its tasks are no longer assigned to anyone."""
+        """The query stops: stop the connector, abort what its tasks left open, and report the
+        connector and its tasks UNASSIGNED (a FAILED connector keeps its trace; a STOPPED one
+        stays STOPPED), as a Connect worker does when it leaves.
+
+        A batch the stop interrupted may have left a task's transaction open until the
+        broker's `transaction.timeout.ms`: fencing the tasks' producers aborts it now. Not when
+        another driver leads the connector (`still_leading`): its producers must not be fenced.
+        """
+        self._stopping = True
+        if self.heartbeat is not None:
+            self.heartbeat.stop()
+        failed = self.connector.phase is ConnectorPhase.FAILED
+        trace = self.connector.trace
+        tasks = len(self.task_configs)
         self.connector.stop()
-        if self.state is TargetState.STARTED:
-            self.report_status(StatusState.UNASSIGNED, StatusState.UNASSIGNED)
-        if self.leader is not None:
-            self.leader.close()
-        self.config_store.close()
-        self.primary_view.close()
-        if self.global_view is not None:
-            self.global_view.close()
+        try:
+            leading = self.still_leading()
+            if leading and self.generation_active and self.config.exactly_once:
+                for task in range(self.config.tasks_max):
+                    self._fence_task(task)
+            if leading and self.state in (TargetState.STARTED, TargetState.PAUSED):
+                state = StatusState.FAILED if failed else StatusState.UNASSIGNED
+                self._report_leaving(state, trace if failed else None, tasks)
+        finally:
+            if self.leader is not None:
+                self.leader.close()
+            self.config_store.close()
+            self.primary_view.close()
+            if self.global_view is not None:
+                self.global_view.close()
+
+    def _report_leaving(self, state: StatusState, trace: str | None, tasks: int) -> None:
+        """The connector's last status from this driver, its `tasks` tasks UNASSIGNED."""
+        name, me = self.config.name, worker_id()
+        self.status_store.put_connector_status(name, state, me, self.generation, trace)
+        for task in range(tasks):
+            self.status_store.put_task_status(
+                name, task, StatusState.UNASSIGNED, me, self.generation
+            )
+
+    def still_leading(self) -> bool:
+        """Whether the connector's latest generation in the config topic is this driver's (or
+        none was led yet) and it was neither taken over nor deleted."""
+        if self.taken_over:
+            return False
+        if self.generation_commit_offset is None:
+            return True
+        snapshot = self.config_store.read_to_end()
+        name = self.config.name
+        return snapshot.contains(name) and (
+            snapshot.latest_commit_offset(name) == self.generation_commit_offset
+            or snapshot.committed_task_count(name) == 0
+        )
 
 
 def _identity(partition: dict[str, Any]) -> str:

@@ -4,18 +4,13 @@ input partitions and sent on to the task's host.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from spark_eos_connect.ports import CommitHooks
 from spark_eos_connect.runtime.commit_hooks import NO_HOOKS
 from spark_eos_connect.runtime.config_references import ConfigProviders
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy
-
-SPOOL_ENV = "EOSCONNECT_SPOOL_DIR"
 
 
 @dataclass(frozen=True)
@@ -67,8 +62,3 @@ class SourceTaskPlan:
     """None: records go to Kafka as they are (the default, and the fast path)."""
     hooks: CommitHooks = NO_HOOKS
     """The driver's commit hooks (none in production; `testing.faults` in crash tests)."""
-
-
-def spool_dir() -> Path:
-    """Executor-local folder for the sockets and logs of task hosts."""
-    return Path(os.environ.get(SPOOL_ENV) or Path(tempfile.gettempdir()) / "eosconnect-spool")

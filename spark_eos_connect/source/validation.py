@@ -3,7 +3,7 @@
 `source_config_report(options)` checks the whole config at once: the Kafka settings the
 framework needs, the framework's own options, the Connect options this project refuses
 (`runtime.connect_options`), the converters, `transforms`, `predicates` and `errors.*`
-(`runtime.source_conversion`), and the connector's own options as its `validate` sees them. It
+(`source.conversion`), and the connector's own options as its `validate` sees them. It
 returns every problem by option, and warnings for options nothing reads (which Connect passes to
 the connector and ignores too). `validate_source_options` raises one `InvalidConfigError`
 listing all the problems; `spark.readStream.format("eosconnect")...load()` calls it.
@@ -25,6 +25,7 @@ from spark_eos_connect.runtime.connect_options import (
 )
 from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
 from spark_eos_connect.runtime.framework_config import FRAMEWORK_CONFIG, split_options
+from spark_eos_connect.runtime.option_names import quoted, unknown_option_message
 from spark_eos_connect.source.conversion import (
     CONVERTER_OPTIONS,
     SOURCE_CONVERTER_CONFIG,
@@ -135,36 +136,46 @@ def _converter_warnings(props: Mapping[str, Any]) -> list[str]:
     return warnings
 
 
-def _unknown_warnings(props: Mapping[str, Any], connector: tuple[str, frozenset[str]]) -> list[str]:
-    """Options neither the framework nor the connector defines (only when the connector defines
-    its options: a connector with an empty `config_def` may read anything)."""
-    class_name, defined = connector
-    if not defined:
-        return []
-    known = (
+def _known_names(defined: frozenset[str]) -> set[str]:
+    """Every option name the framework or the connector (`defined`) reads."""
+    return (
         set(FRAMEWORK_CONFIG.names())
         | set(SOURCE_CONVERTER_CONFIG.names())
         | set(SOURCE_ERRORS_CONFIG.names())
         | {"transforms", "predicates", *ACCEPTED_VALUES}
         | defined
     )
+
+
+def unknown_options(
+    props: Mapping[str, Any], connector: tuple[str, frozenset[str]]
+) -> dict[str, str]:
+    """Options neither the framework nor the connector defines, each with its warning (only when
+    the connector defines its options: a connector with an empty `config_def` may read
+    anything)."""
+    class_name, defined = connector
+    if not defined:
+        return {}
+    known = _known_names(defined)
     prefixes = tuple(f"{p}." for p in (*CONVERTER_OPTIONS, "transforms", "predicates"))
-    warnings = []
+    found = {}
     for name in sorted(props):
         if name in known or name.startswith(prefixes):
             continue
         hint = ""
         if name in _CLIENT_SETTINGS or name.startswith(("sasl.", "ssl.")):
-            hint = f"; Kafka client settings take the kafka. prefix here (kafka.{name})"
-        warnings.append(
-            f"Option {name} is defined neither by the framework nor by {class_name}; it is "
-            f"passed to the connector, which ignores it{hint}"
+            prefixed = quoted(f"kafka.{name}")
+            hint = f"; Kafka client settings take the kafka. prefix here ({prefixed})"
+        found[name] = (
+            f"{unknown_option_message(name, class_name, known)}; it is passed to the "
+            f"connector, which ignores it{hint}"
         )
-    return warnings
+    return found
 
 
 def source_config_report(options: Mapping[str, Any]) -> tuple[Problems, list[str]]:
-    """(every problem by option, warnings) for a source connector's data source options."""
+    """(every problem by option, warnings) for a source connector's data source options; with
+    problems, the unknown options are problems too, listed first (the likeliest cause)."""
     from spark_eos_connect.transforms import transform_config_warnings
 
     problems: Problems = {}
@@ -193,8 +204,11 @@ def source_config_report(options: Mapping[str, Any]) -> tuple[Problems, list[str
             connector_props[key] = resolved[key]
     connector = _connector_report(connector_props, problems)
     warnings = transform_config_warnings(props) + _converter_warnings(props)
-    if connector is not None:
-        warnings += _unknown_warnings(props, connector)
+    unknown = unknown_options(props, connector) if connector is not None else {}
+    if problems and unknown:
+        problems = {**{name: [text] for name, text in unknown.items()}, **problems}
+    else:
+        warnings += list(unknown.values())
     return problems, warnings
 
 

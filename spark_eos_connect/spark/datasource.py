@@ -6,7 +6,7 @@ otherwise the rows of a source connector are written to Kafka exactly once.
 
 A source connector's whole config is checked when the stream is defined (`load()` asks for the
 schema): every problem is raised at once, before anything is written
-(`runtime.source_validation`), and options nothing reads are logged as warnings.
+(`source.validation`), and options nothing reads are logged as warnings.
 
 Each of Spark's Python processes (the data source's planning, reading, writing and committing
 ones) imports this module; the readers and writers are imported only where they are used, so
@@ -62,12 +62,14 @@ class EosConnectDataSource(DataSource):
         return DATA_SOURCE_NAME
 
     def schema(self) -> str:
-        """Kafka records (`topics` given) or a source connector's committed records; a source
+        """Kafka records (`topics` given; a sink connector's ranges when its `connector.class`
+        is given too) or a source connector's committed records; a source
         connector's options are validated here, so that `load()` refuses a bad config."""
         if reads_kafka(self.options):
-            from spark_eos_connect.sink.kafka_input import KAFKA_ROW_DDL
+            from spark_eos_connect.sink.kafka_input import KAFKA_ROW_DDL, SINK_RANGE_DDL
+            from spark_eos_connect.spark.kafka_stream import sink_tasks
 
-            return KAFKA_ROW_DDL
+            return KAFKA_ROW_DDL if sink_tasks(self.options) is None else SINK_RANGE_DDL
         from spark_eos_connect.source.records import COMMITTED_ROW_DDL
 
         if _kind_or_none(self.options) not in (None, "sink"):
@@ -78,7 +80,12 @@ class EosConnectDataSource(DataSource):
         return COMMITTED_ROW_DDL
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
-        """Driver: Kafka topics' or a source connector's micro-batches."""
+        """Driver: Kafka topics' or a source connector's micro-batches. The reader's `stop`
+        (the connector's UNASSIGNED status, aborting open transactions) survives the SIGTERM
+        Spark sends this process when the query stops (`worker_signals`)."""
+        from spark_eos_connect.spark.worker_signals import finish_stop_on_sigterm
+
+        finish_stop_on_sigterm()
         if reads_kafka(self.options):
             from spark_eos_connect.spark.kafka_stream import EosConnectKafkaStreamReader
 

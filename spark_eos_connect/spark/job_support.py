@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
+import logging
 import os
-import re
 import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+import traceback
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, Protocol
 
 from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.spark.root_cause import root_cause, root_cause_of
 from spark_eos_connect.spark.session import SessionPlan, current_plan
+
+log = logging.getLogger(__name__)
 
 
 def key_value(text: str) -> tuple[str, str]:
@@ -132,6 +137,18 @@ def kafka_for_job(bootstrap_servers: str | None, plan: SessionPlan | None = None
         yield broker.bootstrap_servers
 
 
+QUIET_KAFKA_LOG_LEVEL = "3"
+"""librdkafka's `log_level` in a job unless --verbose: errors, not its informational lines
+(a `BGQUEUE ... Purging` line per client closed, reconnects)."""
+
+
+def quiet_kafka_logs(options: Mapping[str, str], verbose: bool) -> dict[str, str]:
+    """`options` with `kafka.log_level` set to `QUIET_KAFKA_LOG_LEVEL` unless `verbose` or set."""
+    if verbose or "kafka.log_level" in options:
+        return dict(options)
+    return {**options, "kafka.log_level": QUIET_KAFKA_LOG_LEVEL}
+
+
 def job_kafka_client(options: Mapping[str, Any]) -> dict[str, str]:
     """The librdkafka settings of a job's own Kafka clients (creating its topic, fencing on
     SIGTERM): the `kafka.`-prefixed `options` of the stage they serve, with their
@@ -148,24 +165,25 @@ def job_kafka_client(options: Mapping[str, Any]) -> dict[str, str]:
     return resolved
 
 
-LOGIN_CHECK_TIMEOUT_S = 10.0
-"""How long `check_kafka_login` waits for the brokers' answer before leaving it to the query."""
+KAFKA_CHECK_TIMEOUT_S = 8.0
+"""How long `check_kafka` waits for the brokers' first answer before the job gives up."""
 
 
-def check_kafka_login(options: Mapping[str, Any]) -> None:
-    """Before the job starts Spark: when its Kafka settings log in (SASL or SSL) and the
-    brokers refuse the credentials or the certificate, fail at once with that refusal as the
-    one error (`KafkaAuthenticationError`), not after the JVM, the session and a failed query.
-    Brokers that do not answer within `LOGIN_CHECK_TIMEOUT_S` are left to the query's own
-    waits, which name the address."""
-    from spark_eos_connect.kafka.clients import KafkaTimeoutError
+def check_kafka(options: Mapping[str, Any]) -> None:
+    """Before the job starts Spark: fail at once, with one error naming what is wrong, when
+    the brokers refuse the credentials or the certificate (`KafkaAuthenticationError`), when
+    every `kafka.bootstrap.servers` address refuses the connection or does not resolve (in
+    about `REFUSED_GRACE_S`), or when no broker answers within `KAFKA_CHECK_TIMEOUT_S`
+    (`KafkaUnreachableError`), rather than after the JVM, the session and a failed query."""
+    from spark_eos_connect.kafka.clients import KafkaTimeoutError, ensure_reachable
     from spark_eos_connect.kafka.security import authenticates, verify_credentials
 
     client = job_kafka_client(options)
     if not authenticates(client):
+        ensure_reachable(client, KAFKA_CHECK_TIMEOUT_S, fail_fast=True)
         return
-    with contextlib.suppress(KafkaTimeoutError):
-        verify_credentials(client, LOGIN_CHECK_TIMEOUT_S)
+    with contextlib.suppress(KafkaTimeoutError):  # a slow login is left to the query's waits
+        verify_credentials(client, KAFKA_CHECK_TIMEOUT_S)
 
 
 def stop_on_sigterm(query: Any) -> threading.Event:
@@ -216,6 +234,10 @@ class IdleWatch:
         self._seen: set[tuple[int, bool]] = set()
         self._empty_batches = 0
         self.idle = False
+        self.records = 0
+        """Input rows of the micro-batches seen so far."""
+        self.batches = 0
+        """Micro-batches that ran."""
 
     def update(self, events: Sequence[Mapping[str, Any]]) -> bool:
         """Take the events not seen yet (oldest first); whether the source is idle now."""
@@ -225,6 +247,8 @@ class IdleWatch:
             if key in self._seen:
                 continue
             self._seen.add(key)
+            self.records += int(event["numInputRows"])
+            self.batches += int(ran)
             if event["numInputRows"] > 0:
                 self._empty_batches = 0
             elif not ran:
@@ -235,51 +259,146 @@ class IdleWatch:
         return self.idle
 
 
+WARN_EVERY_S = 30.0
+"""How often `run_query` repeats the warnings about a query that does nothing."""
+
+
+class NoOpWarnings:
+    """Says, on the job's standard error, why its query would do nothing: when it starts,
+    again every `WARN_EVERY_S` while that persists (`check` returns the current warnings)."""
+
+    def __init__(self, check: Callable[[], list[str]] | None) -> None:
+        self._check = check
+        self._said_at: float | None = None
+        self.current: list[str] = []
+
+    def say_if_due(self) -> None:
+        """Check and say the warnings, if `WARN_EVERY_S` passed since they were said."""
+        now = time.monotonic()
+        if self._check is None or (
+            self._said_at is not None and now - self._said_at < WARN_EVERY_S
+        ):
+            return
+        self._said_at = now
+        try:
+            self.current = self._check()
+        except EosConnectError as error:  # the check is advice: the query reports real errors
+            log.debug("checking for no-ops: %s", error)
+            return
+        for warning in self.current:
+            print(warning, file=sys.stderr, flush=True)
+
+
 def run_query(
-    query: Any, until_idle: bool, timeout_s: float | None, stop_requested: threading.Event
+    query: Any,
+    until_idle: bool,
+    timeout_s: float | None,
+    stop_requested: threading.Event,
+    options: Mapping[str, Any] | None = None,
 ) -> bool:
     """Wait until the source is idle (`IdleWatch`), the time is up, a signal arrives or the
-    query fails; then stop it between two micro-batches. False when a signal asked for it."""
+    query fails; then stop it between two micro-batches. Why a query of stream `options`
+    would do nothing (`job_no_op_warnings`) is warned about at the start and while it persists,
+    and the last line printed says what the query did and why it stopped. False when a
+    signal asked for the stop."""
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     watch = IdleWatch()
+    warnings = NoOpWarnings(None if options is None else lambda: job_no_op_warnings(options))
     idle = False
+    reason = "the query ended"
     from pyspark.errors import StreamingQueryException
 
     with contextlib.suppress(StreamingQueryException):  # reported below, by its root cause
         while query.isActive and not idle:
-            if stop_requested.is_set() or (deadline is not None and time.monotonic() > deadline):
+            warnings.say_if_due()
+            if stop_requested.is_set():
+                reason = "stopped on a signal"
                 break
-            if until_idle:
-                idle = watch.update(query.recentProgress)
+            if deadline is not None and time.monotonic() > deadline:
+                reason = f"--timeout {timeout_s:g} s reached"
+                break
+            idle = watch.update(query.recentProgress) and until_idle
             query.awaitTermination(0.5)
+        if idle:
+            reason = "idle: no new records"
+            if warnings.current:
+                reason += (
+                    " (" + "; ".join(w.removeprefix("WARNING: ") for w in warnings.current) + ")"
+                )
         if query.isActive:
+            if stop_requested.is_set():
+                print(
+                    "signal received: stopping the query once its running micro-batch is "
+                    "committed (no new one starts)",
+                    file=sys.stderr,
+                    flush=True,
+                )
             stop_between_batches(query)
         query.awaitTermination()
     error = query.exception()
     if error is not None:
         raise QueryFailedError(f"the streaming query failed: {root_cause(str(error))}")
+    watch.update(query.recentProgress)
+    print(f"done: {watch.records} records in {watch.batches} micro-batches; {reason}", flush=True)
     return not stop_requested.is_set()
+
+
+def job_no_op_warnings(options: Mapping[str, Any]) -> list[str]:
+    """`runtime.no_ops`'s warnings for a job's stream options: a FileStreamSource's missing
+    `file`; `topics` that do not exist and a `topics.regex` matching none (the cluster asked)."""
+    from spark_eos_connect.runtime.no_ops import missing_file_warning, missing_topic_warnings
+
+    lowered = {str(k).lower(): v for k, v in options.items()}
+    warnings = []
+    name = str(lowered.get("connector.class") or "")
+    file = lowered.get("file")
+    if name and file:
+        from spark_eos_connect.plugins.connectors import resolve_connector_class
+
+        try:
+            cls_name = resolve_connector_class(name).__name__
+        except EosConnectError:
+            cls_name = ""
+        found = missing_file_warning(cls_name, str(file), Path(str(file)).exists())
+        warnings += [found] if found else []
+    topics = [t.strip() for t in str(lowered.get("topics") or "").split(",") if t.strip()]
+    regex = lowered.get("topics.regex")
+    if topics or regex:
+        from spark_eos_connect.kafka.clients import topic_names
+
+        existing = topic_names(job_kafka_client(options))
+        warnings += missing_topic_warnings(topics, str(regex) if regex else None, existing)
+    return warnings
 
 
 class QueryFailedError(EosConnectError):
     """A job's streaming query stopped with an error (named by its root cause)."""
 
 
-_RAISED = re.compile(r"^((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception)): (.+)$", re.M)
+class JobMain(Protocol):
+    """A job's `main(argv=None)`."""
+
+    def __call__(self, argv: list[str] | None = None) -> int: ...
 
 
-_JVM_PACKAGES = ("org.", "java.", "scala.", "io.delta.")
+def job_entry(main: JobMain) -> JobMain:
+    """A job's `main` whose failure ends on one line naming its root cause, exit code 1: the
+    project's own errors (a wrong option, an unreachable broker, a failed query) by their
+    message alone; anything else after its full traceback, by `root_cause_of`."""
 
+    @functools.wraps(main)
+    def run(argv: list[str] | None = None) -> int:
+        job = main.__module__.rsplit(".", 1)[-1]
+        try:
+            return main(argv)
+        except EosConnectError as error:
+            print(f"{job}: {error}", file=sys.stderr, flush=True)
+        except Exception as error:
+            traceback.print_exc()
+            print(f"{job}: failed: {root_cause_of(error)}", file=sys.stderr, flush=True)
+        return 1
 
-def root_cause(text: str) -> str:
-    """The last `module.SomeError: message` line of a failed query's error text, which holds
-    Spark's wrappers, the Python worker's traceback and JVM frames; all of it when none."""
-    raised = _RAISED.findall(text)
-    python = [found for found in raised if not found[0].startswith(_JVM_PACKAGES)]
-    if not raised:
-        return text
-    name, message = (python or raised)[-1]
-    return f"{name.rsplit('.', 1)[-1]}: {message.strip()}"
+    return run
 
 
 def options_dict(pairs: Sequence[tuple[str, str]], prefix: str = "") -> dict[str, str]:

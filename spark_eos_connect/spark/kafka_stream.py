@@ -4,13 +4,17 @@ Driver side: `EosConnectKafkaStreamReader` (one per query, in a long-lived Pytho
 each micro-batch as offset ranges below the last stable offsets, so a micro-batch replayed from
 Spark's offsets reads exactly the same records. With a `name`, it also follows the sink
 connector's target state in the config topic and, after a stop, continues from the consumer
-group's offsets (`runtime.sink_lifecycle`). Executor side: `read()` reads one range with a
-read_committed consumer and yields Arrow batches (rows as in `KAFKA_ROW_DDL`).
+group's offsets (`sink.lifecycle`). Executor side: `read()` reads one range with a
+read_committed consumer and yields Arrow batches (rows as in `KAFKA_ROW_DDL`). For a sink
+connector run by `SinkTask`s the stream carries no records: each sink task's input partition
+yields its assigned ranges (`SINK_RANGE_DDL`), and the writer's task reads them itself on the
+task's host (`sink.host`), so the records never cross Spark's JVM.
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,11 +36,12 @@ from spark_eos_connect.sink.kafka_input import (
     KafkaMetadata,
     KafkaReaderConfig,
     OffsetRange,
-    assign_ranges,
     parse_reader_options,
     plan_end_offsets,
     plan_ranges,
+    ranges_batch,
     read_ranges,
+    task_assignments,
 )
 from spark_eos_connect.sink.lifecycle import (
     SinkLifecycle,
@@ -57,13 +62,23 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class KafkaRangePartition(InputPartition):
-    """The offset ranges one Spark task reads in a micro-batch (driver → executor): one
-    topic partition's, or a sink task's partitions' (`sink_tasks`)."""
+    """The offset range one Spark task reads in a micro-batch (driver → executor)."""
 
     ranges: tuple[OffsetRange, ...]
     kafka: dict[str, str]
     poll_timeout_ms: int
     providers: ConfigProviders = field(default_factory=ConfigProviders)
+
+
+@dataclass
+class SinkTaskPartition(InputPartition):
+    """One sink task's assignment in a micro-batch (driver → executor): its rows tell the
+    writer's task which ranges to read (`sink.host`)."""
+
+    task: int
+    ranges: tuple[OffsetRange, ...]
+    generation: int
+    run: str
 
 
 def runs_sink_tasks(connector_class: str) -> bool:
@@ -98,7 +113,7 @@ def sink_tasks(options: Mapping[str, Any]) -> int | None:
 
 class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """Micro-batches of Kafka records; Spark's offsets are `{"topic": {"partition": offset}}`
-    (plus the reserved keys of `runtime.sink_lifecycle` for a named sink connector)."""
+    (plus the reserved keys of `sink.lifecycle` for a named sink connector)."""
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.config: KafkaReaderConfig = parse_reader_options(options)
@@ -107,6 +122,8 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
         self._metadata: KafkaMetadata | None = None
         self._available_now: dict[TP, int] | None = None
         self._sink_tasks = sink_tasks(options)
+        self._run = uuid.uuid4().hex
+        """This run of the query (a reader lives for one): its sink tasks are its own."""
 
     def _kafka(self) -> KafkaMetadata:
         if self._metadata is None:
@@ -183,27 +200,41 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
     def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
         """Driver: one input partition per topic partition with records in the batch; for a
         sink connector (`connector.class` given), one per sink task: `tasks.max`, at most one
-        per partition, the partitions dealt to them in turn (`assign_ranges`), so that Spark
-        task i runs the connector's task config i over its partitions, as Connect's task i.
+        per partition, the partitions dealt to them in turn (`task_assignments`), so that
+        Spark task i runs the connector's task i over its partitions, as Connect's task i.
 
         The batch starts at `start`, or at the start recorded in `end` after a rebase, so a
         replayed batch reads exactly the same ranges.
         """
         last = decode_stream_offsets(end)
-        ranges = plan_ranges(batch_start(decode_stream_offsets(start), last), last.next)
-        if self._sink_tasks is None:
-            groups: list[tuple[OffsetRange, ...]] = [(r,) for r in ranges]
-        else:
-            groups = assign_ranges(sorted(last.next), ranges, self._sink_tasks)
+        first = batch_start(decode_stream_offsets(start), last)
+        if self._sink_tasks is not None:
+            generation = self._generation()
+            assigned = task_assignments(first, last.next, self._sink_tasks)
+            return [
+                SinkTaskPartition(task, ranges, generation, self._run)
+                for task, ranges in enumerate(assigned)
+            ]
         config = self.config
         return [
-            KafkaRangePartition(group, config.kafka, config.poll_timeout_ms, config.providers)
-            for group in groups
+            KafkaRangePartition((r,), config.kafka, config.poll_timeout_ms, config.providers)
+            for r in plan_ranges(first, last.next)
         ]
 
+    def _generation(self) -> int:
+        """The connector's latest task-config commit in the config topic (-1: none)."""
+        connector = self._connector()
+        commit = connector.view().tasks_commit if connector is not None else None
+        return -1 if commit is None else commit
+
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        """Executor: the committed records of one range."""
+        """Executor: the committed records of one range, or a sink task's ranges."""
         settle_heap()
+        if isinstance(partition, SinkTaskPartition):
+            yield ranges_batch(
+                partition.task, partition.ranges, partition.generation, partition.run
+            )
+            return
         assert isinstance(partition, KafkaRangePartition)
         kafka = partition.providers.resolve(partition.kafka, prefix="kafka.")
         yield from read_ranges(kafka, partition.ranges, partition.poll_timeout_ms)

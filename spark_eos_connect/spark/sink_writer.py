@@ -1,9 +1,12 @@
 """`writeStream.format("eosconnect")` with a sink `connector.class`: Connect's sink tasks in Spark.
 
 Driver side: the writer checks the options and the row schema and plans the tasks once.
-Executor side: `write()` runs one sink task over its rows (`sink.runner`). Driver side
-again: `commit()` commits exactly the offsets the tasks' `pre_commit` returned to the consumer
-group `connect-<name>`; a failed task means no `commit()`, so nothing is committed.
+Executor side: `write()` runs one micro-batch of one sink task on the task's host
+(`sink.host`): the rows it gets from the `eosconnect` reader are the task's assigned ranges,
+and the task, kept alive there between micro-batches, reads their records from Kafka itself.
+Driver side again: `commit()` commits exactly the offsets the tasks' `pre_commit` returned to
+the consumer group `connect-<name>`; a failed task means no `commit()`, so nothing is
+committed.
 """
 
 from __future__ import annotations
@@ -22,16 +25,22 @@ from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.plugins.connectors import resolve_connector_class
 from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
 from spark_eos_connect.runtime.errors_dlq import ensure_dlq_topic
-from spark_eos_connect.sink.kafka_input import KafkaMetadata
+from spark_eos_connect.sink.host import run_sink_batch
+from spark_eos_connect.sink.kafka_input import (
+    SINK_RANGE_SCHEMA,
+    KafkaMetadata,
+    poll_timeout_ms,
+    ranges_of,
+)
+from spark_eos_connect.sink.live_task import SinkBatch, SinkTaskResult, merge_committable
 from spark_eos_connect.sink.options import parse_sink_options
 from spark_eos_connect.sink.plan import plan_sink
-from spark_eos_connect.sink.runner import SinkTaskResult, merge_committable, run_sink_task
 from spark_eos_connect.spark.task_context import current_batch_id
 from spark_eos_connect.spark.worker_gc import settle_heap
 
 log = logging.getLogger(__name__)
 
-REQUIRED_COLUMNS = ("topic", "partition", "offset", "value")
+REQUIRED_COLUMNS = tuple(SINK_RANGE_SCHEMA.names)
 FOREACH_BATCH_HINT = "foreach_batch_hint"
 """Class attribute of a sink connector that must run through `foreachBatch` (its message)."""
 
@@ -45,24 +54,28 @@ class SinkTaskCommitMessage(WriterCommitMessage):
 
 def check_row_schema(schema: StructType) -> None:
     """Driver: the stream must carry Kafka records (the eosconnect Kafka reader's columns)."""
-    names = set(schema.fieldNames())
-    missing = [c for c in REQUIRED_COLUMNS if c not in names]
-    if missing:
+    if tuple(schema.fieldNames()) != REQUIRED_COLUMNS:
         raise ConfigError(
-            f"a sink connector needs Kafka records with columns {', '.join(REQUIRED_COLUMNS)} "
-            f"(and optionally key, timestamp, headers); missing: {', '.join(missing)}. Read them "
-            "with spark.readStream.format('eosconnect').option('topics', ...)"
+            "a sink connector's stream is the eosconnect reader's with the connector's options: "
+            "spark.readStream.format('eosconnect').options(**options).load() with the same "
+            "connector.class, name and topics as the writer (its rows are each sink task's "
+            f"offset ranges, columns {', '.join(REQUIRED_COLUMNS)}; the tasks read the records "
+            f"themselves); got columns {', '.join(schema.fieldNames())}"
         )
 
 
 def summarize(batch_id: int, group: str, results: list[SinkTaskResult], committed: int) -> str:
-    """The one-line summary printed for each micro-batch."""
-    return (
-        f"batch {batch_id}: {sum(r.records_put for r in results)} records put, "
-        f"{sum(r.records_filtered for r in results)} filtered by transforms, "
-        f"{sum(r.records_failed for r in results)} failed records tolerated, "
-        f"{committed} partition offsets committed to {group} ({len(results)} tasks)"
-    )
+    """The one-line summary printed for each micro-batch; counts that are 0 are left out."""
+    parts = [f"batch {batch_id}: {sum(r.records_put for r in results)} records put"]
+    filtered = sum(r.records_filtered for r in results)
+    failed = sum(r.records_failed for r in results)
+    if filtered:
+        parts.append(f"{filtered} filtered by transforms")
+    if failed:
+        parts.append(f"{failed} failed records tolerated")
+    if committed:
+        parts.append(f"{committed} partition offsets committed to {group}")
+    return ", ".join(parts) + f" ({len(results)} tasks)"
 
 
 class EosConnectSinkStreamWriter(DataSourceStreamArrowWriter):
@@ -78,16 +91,20 @@ class EosConnectSinkStreamWriter(DataSourceStreamArrowWriter):
             raise ConfigError(f"connector.class {parsed.values['connector.class']!r} is no sink")
         check_row_schema(schema)
         self.plan = plan_sink(parsed, cls())
+        self.poll_timeout_ms = poll_timeout_ms(options)
         ensure_dlq_topic(self.plan.resolved_kafka(), self.plan.errors)
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> SinkTaskCommitMessage:
-        """Executor: one sink task over this Spark task's rows."""
+        """Executor: one micro-batch of the sink task whose ranges are this Spark task's rows,
+        on the task's host."""
         settle_heap()
-        from pyspark import TaskContext
-
-        context = TaskContext.get()
-        task = context.partitionId() if context is not None else 0
-        result = run_sink_task(self.plan, task, iterator, current_batch_id())
+        batches = [batch for batch in iterator if batch.num_rows]
+        if not batches:
+            raise ConfigError("a sink task's input partition carried no ranges")
+        share = ranges_of(batches)
+        batch = SinkBatch(share.task, current_batch_id(), share.run, share.generation, share.ranges)
+        kafka = self.plan.resolved_kafka()
+        result = run_sink_batch(kafka, self.plan, batch, self.poll_timeout_ms)
         return SinkTaskCommitMessage(asdict(result))
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:

@@ -1,7 +1,7 @@
 """`writeStream.format("eosconnect")` for a source connector's stream.
 
 The source tasks have already written their records and offsets to Kafka, in transactions, by
-the time Spark sees a row (see `runtime.live_task`); each row is a committed record. This writer
+the time Spark sees a row (see `source.task_loop`); each row is a committed record. This writer
 checks that it is attached to the connector it names and reports each micro-batch.
 """
 
@@ -32,9 +32,12 @@ class CommittedRowsMessage(WriterCommitMessage):
     records: int
 
 
-def summarize(batch_id: int, messages: list[CommittedRowsMessage]) -> str:
-    """The one-line summary printed for each micro-batch."""
+def summarize(batch_id: int, messages: list[CommittedRowsMessage]) -> str | None:
+    """The one-line summary printed for a micro-batch; None when it committed nothing (an idle
+    source's batches print no line)."""
     records = sum(m.records for m in messages)
+    if not records:
+        return None
     return f"batch {batch_id}: {records} records committed to Kafka ({len(messages)} tasks)"
 
 
@@ -78,7 +81,9 @@ class EosConnectSourceStreamWriter(DataSourceStreamArrowWriter):
         """Driver: the records are already committed in Kafka; report the batch."""
         settle_heap()
         done = [m for m in messages if isinstance(m, CommittedRowsMessage)]
-        print(summarize(batchId, done), flush=True)
+        summary = summarize(batchId, done)
+        if summary:
+            print(summary, flush=True)
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         """Driver: Spark gave up on the batch; what tasks committed in Kafka stays committed."""

@@ -90,7 +90,7 @@ class KafkaStatusStore(StatusWrites):
                 if key is None:
                     self._snapshot.skipped += 1
                 else:
-                    self._snapshot.apply(key, record.value)
+                    self._snapshot.apply(key, record.value, record.timestamp)
                 self._positions[record.partition] = record.offset + 1
             return self._snapshot
 
@@ -176,7 +176,7 @@ class KafkaStatusStore(StatusWrites):
         IdempotentWrite on the cluster) the broker refuses it (KIP-679) and librdkafka reports a
         fatal CLUSTER_AUTHORIZATION_FAILED, raised from `flush`, where confluent-kafka turns it
         into the cause of a SystemError when a delivery callback runs at the same time. That
-        refusal, like a refused topic, names Write on the status topic, the README table's row.
+        refusal, like a refused topic, names Write on the status topic, the ACL table's row.
         When that fatal error came before `produce`, the call raises only `_FATAL`, and the
         error itself comes from `producer` (`_fatal_of`)."""
         error = kafka_error_in(exc)

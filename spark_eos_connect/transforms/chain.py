@@ -69,7 +69,7 @@ CHAIN_CONFIG: Final = (
         "predicates.<alias>.type, its options are predicates.<alias>.<option>.",
     )
 )
-"""The chain's own options, for the README's options reference."""
+"""The chain's own options, for the options reference page."""
 
 
 class TransformationError(EosConnectError, RuntimeError):
@@ -232,7 +232,7 @@ def _plugin_class(
             else "org.apache.kafka.connect.transforms.predicates.TopicNameMatches"
         )
         problems.setdefault(key, []).append(
-            f"Missing required configuration {key} which has no default value; expected the "
+            f'Missing required configuration "{key}" which has no default value; expected the '
             f"{kind} class for alias '{alias}' (a Connect class name such as {examples}, or a "
             "dotted path to a Python class)"
         )

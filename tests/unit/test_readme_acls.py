@@ -1,4 +1,4 @@
-"""README.md's ACL table is exactly what the security tests grant
+"""The ACL table of `docs/security.md` is exactly what the security tests grant
 (`tests/integration/security/acl_table.py`, proven path by path and row by row by `test_acls.py`
 there), "needed by" column included."""
 
@@ -24,7 +24,8 @@ def load_acl_table() -> ModuleType:
 
 
 acl_table = load_acl_table()
-README = REPO / "README.md"
+README = REPO / "docs" / "security.md"
+"""The page holding the ACL table."""
 
 
 def test_the_readme_table_is_the_granted_table_row_for_row() -> None:

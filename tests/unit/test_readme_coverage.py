@@ -1,5 +1,7 @@
-"""Every fenced block and shell command of README.md has a test that runs it
-(`tests/integration/docs/test_readme_snippets.py`), and every path the README names exists."""
+"""Every fenced block and shell command of README.md and of the pages in `docs/` has a test that
+runs it (`tests/integration/docs/test_readme_snippets.py`, a `COVERAGE` entry naming a test
+elsewhere, or a page's `<!-- covered by: tests/...::test_name -->` comment), and every path the
+pages name exists."""
 
 from __future__ import annotations
 
@@ -26,22 +28,67 @@ def load_readme_helper() -> ModuleType:
 
 readme = load_readme_helper()
 TEXT = readme.README.read_text()
+PAGES = {str(path.relative_to(REPO)): path.read_text() for path in readme.pages()}
+EVERY_TEXT = "\n".join(PAGES.values())
 
 
 def uncovered(markdown: str) -> list[str]:
-    return [s.key for s in readme.snippets(markdown) if s.key not in readme.COVERAGE]
+    return [s.key for s in readme.snippets(markdown) if readme.covering_test(s) is None]
+
+
+def test_the_docs_pages_are_read_too() -> None:
+    assert "README.md" in PAGES and "docs/index.md" in PAGES and "docs/options.md" in PAGES
 
 
 def test_every_readme_snippet_has_a_covering_test() -> None:
-    assert uncovered(TEXT) == [], (
-        "README.md has snippets no test runs: add a test in tests/integration/docs/ and an "
-        "entry in COVERAGE (tests/integration/docs/readme.py)"
+    missing = [f"{s.page}: {s.key}" for s in readme.all_snippets() if not readme.covering_test(s)]
+    assert missing == [], (
+        "snippets no test runs: add a test and either an entry in COVERAGE "
+        "(tests/integration/docs/readme.py) or a `<!-- covered by: tests/...::test_name -->` "
+        "comment right above the block"
     )
 
 
 def test_coverage_names_no_snippet_the_readme_lost() -> None:
-    keys = {s.key for s in readme.snippets(TEXT)}
+    keys = {s.key for s in readme.all_snippets()}
     assert sorted(set(readme.COVERAGE) - keys) == []
+
+
+def test_a_block_repeated_on_several_pages_is_the_same_everywhere() -> None:
+    """A test runs a block found by its key on the first page that has it: a copy on another
+    page must not drift from it."""
+    texts: dict[str, set[str]] = {}
+    for found in readme.all_snippets():
+        if found.lang:
+            texts.setdefault(found.key, set()).add(found.text)
+    assert {key: len(found) for key, found in texts.items() if len(found) > 1} == {}
+
+
+def test_covered_by_comments_name_tests_that_exist() -> None:
+    named = [(s.page, s.covered_by) for s in readme.all_snippets() if s.covered_by]
+    for page, test in named:
+        path, _, name = test.partition("::")
+        assert path.startswith("tests/") and name, f"{page}: {test}"
+        assert (REPO / path).is_file(), f"{page}: {test}"
+        assert name in defined_functions(REPO / path), f"{page}: {test}"
+
+
+def test_a_covered_by_comment_covers_the_block_or_paragraph_below_it_only() -> None:
+    page = (
+        "<!-- covered by: tests/unit/x.py::test_a -->\n```bash\nmake new-thing\n```\n\n"
+        "```bash\nmake other-thing\n```\n\n"
+        "<!-- covered by: tests/unit/x.py::test_b -->\n"
+        "Run `make first` and\n`python jobs/x.py`.\n\n"
+        "Then `make second`.\n"
+    )
+    found = {s.key: s.covered_by for s in readme.snippets(page)}
+    assert found == {
+        "```bash make new-thing": "tests/unit/x.py::test_a",
+        "```bash make other-thing": "",
+        "make first": "tests/unit/x.py::test_b",
+        "python jobs/x.py": "tests/unit/x.py::test_b",
+        "make second": "",
+    }
 
 
 def defined_functions(path: Path) -> set[str]:
@@ -85,8 +132,8 @@ def test_a_new_block_or_command_would_be_caught() -> None:
 
 def test_make_commands_are_targets_and_ci_ones_run_setup_first() -> None:
     targets = readme.make_targets((REPO / "Makefile").read_text())
-    named = set(re.findall(r"^make (\w+)", TEXT, re.MULTILINE)) | set(
-        re.findall(r"`make (\w+)`", TEXT)
+    named = set(re.findall(r"^make ([\w-]+)", EVERY_TEXT, re.MULTILINE)) | set(
+        re.findall(r"`make ([\w-]+)`", EVERY_TEXT)
     )
     assert named and named <= set(targets)
     for ci_target in ("demo", "test"):
@@ -101,7 +148,8 @@ def test_shell_lines_split_comments_and_join_continuations() -> None:
     ]
 
 
-def test_every_repository_path_the_readme_names_exists() -> None:
-    paths = re.findall(r"`((?:tests|spark_eos_connect|jobs|notebooks)/[\w./-]*)`", TEXT)
+def test_every_repository_path_the_pages_name_exists() -> None:
+    pattern = r"`((?:tests|spark_eos_connect|jobs|notebooks|docs)/[\w./-]*)`"
+    paths = {(page, p) for page, text in PAGES.items() for p in re.findall(pattern, text)}
     assert paths
-    assert [p for p in paths if not (REPO / p).exists()] == []
+    assert sorted((page, p) for page, p in paths if not (REPO / p).exists()) == []

@@ -13,6 +13,8 @@ SINK = "Kafka -> file"
 READER = "Kafka -> noop"
 FIRST_RECORD = "first record"
 POSTGRES_CDC = "PostgreSQL -> Kafka"
+CONVERTERS = "converters (no Kafka)"
+POSTGRES = "rows -> PostgreSQL"
 WORKS = {
     "file": FILE,
     "generator": GENERATOR,
@@ -20,7 +22,9 @@ WORKS = {
     "sink": SINK,
     "reader": READER,
     "first": FIRST_RECORD,
-    "postgres": POSTGRES_CDC,
+    "postgres-cdc": POSTGRES_CDC,
+    "converters": CONVERTERS,
+    "postgres": POSTGRES,
 }
 """Short names (`--only`) of the works."""
 TIMED_WORKS = (FIRST_RECORD,)
@@ -38,6 +42,9 @@ JOB_FROM_NOTHING = "eosconnect job from nothing"
 SPARK_FLOOR = "Spark: one-row Python stream from nothing"
 QUERY_ON_SESSION = "eosconnect query on a running session"
 CONNECT_FIRST = "Kafka Connect worker, config PUT"
+PG_ALOS_UPSERT = "at-least-once upsert (executemany)"
+PG_SINK_INSERT = "PostgresSink insert, exactly once"
+PG_SINK_UPSERT = "PostgresSink upsert, exactly once"
 
 
 def connect_sink(tasks: int) -> str:
@@ -62,6 +69,10 @@ PEERS: dict[tuple[str, str], str] = {
     (READER, EOSCONNECT_READER): SPARK_KAFKA,
     (FIRST_RECORD, JOB_FROM_NOTHING): CONNECT_FIRST,
     (FIRST_RECORD, QUERY_ON_SESSION): CONNECT_FIRST,
+    (CONVERTERS, "AvroConverter, source path"): "JsonConverter, source path",
+    (CONVERTERS, "AvroConverter, sink path"): "JsonConverter, sink path",
+    (POSTGRES, PG_SINK_INSERT): PG_ALOS_UPSERT,
+    (POSTGRES, PG_SINK_UPSERT): PG_ALOS_UPSERT,
 }
 """(work, mode) -> the mode of the same work it is compared with."""
 
@@ -113,7 +124,16 @@ class BenchConfig:
     """Measured rounds per reader into `noop` (after a warm-up round each; odd: a median)."""
     first_record_runs: int = 3
     """Runs of each first-record mode (the median is kept)."""
-    works: tuple[str, ...] = (FILE, GENERATOR, DELTA, SINK, READER, FIRST_RECORD)
+    works: tuple[str, ...] = (
+        FILE,
+        GENERATOR,
+        DELTA,
+        SINK,
+        READER,
+        FIRST_RECORD,
+        POSTGRES,
+        CONVERTERS,
+    )
     """Which works run."""
 
     def __post_init__(self) -> None:

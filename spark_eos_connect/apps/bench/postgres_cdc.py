@@ -1,4 +1,4 @@
-"""`--only postgres`: PostgresCdcSource's changes/s next to reading its slot alone.
+"""`--only postgres-cdc`: PostgresCdcSource's changes/s next to reading its slot alone.
 
 A throwaway PostgreSQL cluster (`testing.postgres`) gets a one-table publication and
 `changes` inserts committed 1,000 per transaction. The limit reads them from a slot of its own

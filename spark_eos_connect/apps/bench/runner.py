@@ -16,16 +16,19 @@ from typing import Any
 
 from spark_eos_connect.apps.bench import (
     connect_peer,
+    converters,
     first_record,
     kafka_delta,
     limit,
     pipeline,
+    postgres,
     sink,
 )
 from spark_eos_connect.apps.bench.config import (
     AT_LEAST_ONCE,
     CONNECT,
     CONNECT_FIRST,
+    CONVERTERS,
     DELTA,
     DELTA_WARMUP_RECORDS,
     EXACTLY_ONCE,
@@ -34,6 +37,7 @@ from spark_eos_connect.apps.bench.config import (
     GENERATOR,
     JOB_FROM_NOTHING,
     LIMIT,
+    POSTGRES,
     POSTGRES_CDC,
     QUERY_ON_SESSION,
     READER,
@@ -169,6 +173,10 @@ def generator_props(config: BenchConfig, name: str, topic: str) -> dict[str, str
 def run_without_spark(run: Run, lines: Path | None, sink_topic: str | None) -> None:
     """The limits, the Connect worker's modes, and the jobs started from nothing."""
     c, rid = run.config, run.run_id
+    if POSTGRES in c.works:
+        run.guarded(
+            POSTGRES, "PostgreSQL modes", partial(postgres.run_postgres, c, POSTGRES, run.log)
+        )
     if GENERATOR in c.works:
         batches = [c.task_batch, *c.generator_batches()]
         run.mode(
@@ -437,6 +445,14 @@ def run_bench(config: BenchConfig, log: Log = print) -> BenchReport:
             log(f"Kafka Connect jars: {ensure_jars('connect')}")  # Maven, first run only
         if {DELTA, READER} & set(config.works):
             log(f"Spark Kafka source jars: {ensure_jars('spark-kafka')}")
+        if CONVERTERS in config.works:  # no Kafka, no Spark
+            modes = "AvroConverter and JsonConverter, source and sink paths"
+            count = min(config.records, converters.MAX_RECORDS)
+            converter_work = partial(converters.run_converters, count)
+            Run(report, {}, folder, log).guarded(CONVERTERS, modes, converter_work)
+            if set(config.works) == {CONVERTERS}:
+                report.seconds = time.monotonic() - started
+                return report
         arm_drain_file()  # before Spark starts: lets each query stop between two micro-batches
         with LocalKafkaBroker() as broker:
             run = Run(report, {"bootstrap.servers": broker.bootstrap_servers}, folder, log)

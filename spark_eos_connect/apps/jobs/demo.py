@@ -1,149 +1,231 @@
 """`make demo`: the exactly-once source pipeline on an embedded local broker, crashed and resumed.
 
-1. Start a local Kafka broker.
+1. Start a local Kafka broker (or use `--bootstrap-servers`).
 2. Stream the deterministic generator connector (2 tasks) into a Kafka topic with the
    source_to_kafka job, and kill the whole job with SIGKILL right after a transaction commit,
    before Spark records the micro-batch: the worst moment for duplicates.
-3. Restart the job; it resumes from the offsets committed in Kafka and stops when idle.
+3. Restart the job; it resumes from the offsets committed in Kafka (one line says which) and
+   stops when idle.
 4. Read the topic back with read_committed and count duplicates and missing records.
 5. Stream the topic into a Delta table with the kafka_to_delta job (the DeltaSink: offsets kept
    in the table, idempotent commits), killed with SIGKILL before its group commit once, resumed,
    and count the table's rows the same way: source -> Kafka -> Delta, exactly once end to end.
+
+Progress goes to stdout, one line per step and per micro-batch; what Spark, the JVM and the
+Kafka clients log goes to the log file the first line names. The last line says what was
+verified.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import os
+import re
 import subprocess
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
 
 from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.kafka.broker import LocalKafkaBroker
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic, read_to_end
+from spark_eos_connect.protocol.offsets_format import decode_offset_key, decode_offset_value
 
 TASKS = 2
 RECORDS_PER_TASK = 50_000
+PROGRESS = re.compile(r"^batch \d+: ")
+"""A micro-batch's progress line, as the jobs print it."""
+OFFSETS_TOPIC = "eosconnect-offsets"
+"""The worker's offsets topic (the jobs' default `offset.storage.topic`)."""
 
 
-def run_pipeline(bootstrap: str, topic: str, checkpoint: Path, fault: str | None) -> int:
-    env = dict(os.environ)
-    if fault:
-        env["EOSCONNECT_FAULT"] = fault
-    command = [
-        sys.executable,
-        "-m",
-        "spark_eos_connect.apps.jobs.source_to_kafka",
-        "--name",
-        "demo-generator",
-        "--connector-class",
-        "Generator",
-        "--tasks-max",
-        str(TASKS),
-        "--max-records-per-trigger",
-        "40000",
-        "--option",
-        f"topic={topic}",
-        "--option",
-        f"max.records={RECORDS_PER_TASK}",
-        "--bootstrap-servers",
-        bootstrap,
-        "--checkpoint",
-        str(checkpoint),
-        "--until-idle",
-    ]
-    return subprocess.run(command, env=env, start_new_session=True, check=False).returncode
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--records-per-task", type=int, default=RECORDS_PER_TASK)
+    parser.add_argument(
+        "--bootstrap-servers", help="a running broker to use instead of starting a local one"
+    )
+    parser.add_argument("--prefix", default="demo", help="of the topic and connector names")
+    parser.add_argument("--work", type=Path, help="folder for checkpoints, table and log")
+    return parser.parse_args(argv)
 
 
-def run_delta_job(bootstrap: str, topic: str, work: Path, fault: str | None) -> int:
-    env = dict(os.environ)
-    if fault:
-        env["EOSCONNECT_FAULT"] = fault
-    command = [
-        sys.executable,
-        "-m",
-        "spark_eos_connect.apps.jobs.kafka_to_delta",
-        "--name",
-        "demo-delta",
-        "--topics",
-        topic,
-        "--path",
-        str(work / "table"),
-        "--max-records-per-trigger",
-        "40000",
-        "--bootstrap-servers",
-        bootstrap,
-        "--checkpoint",
-        str(work / "delta-checkpoint"),
-        "--until-idle",
-    ]
-    return subprocess.run(command, env=env, start_new_session=True, check=False).returncode
+class Demo:
+    """One demo run: its names, folder, log file and the broker it talks to."""
+
+    def __init__(self, args: argparse.Namespace, bootstrap: str, work: Path, log: IO[str]):
+        self.bootstrap = bootstrap
+        self.config = {"bootstrap.servers": bootstrap}
+        self.work = work
+        self.log = log
+        self.topic = f"{args.prefix}-events"
+        self.generator = f"{args.prefix}-generator"
+        self.delta = f"{args.prefix}-delta"
+        self.per_task = args.records_per_task
+        self.per_trigger = max(1, TASKS * self.per_task * 2 // 5)  # 2 full batches, then 1
+
+    def job(self, module: str, arguments: list[str], fault: str | None) -> int:
+        """Run a job with `python -m`: its stdout is the demo's; of its stderr, the progress
+        lines of its micro-batches (which Spark's Python workers print there) go to stdout too,
+        everything else to the log."""
+        env = dict(os.environ)
+        env.pop("EOSCONNECT_FAULT", None)
+        if fault:
+            env["EOSCONNECT_FAULT"] = fault
+        command = [sys.executable, "-m", f"spark_eos_connect.apps.jobs.{module}", *arguments]
+        common = ["--bootstrap-servers", self.bootstrap, "--until-idle"]
+        common += ["--max-records-per-trigger", str(self.per_trigger)]
+        sys.stdout.flush()
+        with subprocess.Popen(
+            command + common,
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors="replace",
+            start_new_session=True,
+        ) as process:
+            assert process.stderr is not None
+            for line in process.stderr:
+                target = sys.stdout if PROGRESS.match(line) else self.log
+                target.write(line)
+                target.flush()
+        return process.returncode
+
+    def source_job(self, fault: str | None) -> int:
+        arguments = ["--name", self.generator, "--connector-class", "Generator"]
+        arguments += ["--tasks-max", str(TASKS), "--checkpoint", str(self.work / "checkpoint")]
+        arguments += ["--option", f"topic={self.topic}"]
+        arguments += ["--option", f"max.records={self.per_task}"]
+        return self.job("source_to_kafka", arguments, fault)
+
+    def delta_job(self, fault: str | None) -> int:
+        arguments = ["--name", self.delta, "--topics", self.topic]
+        arguments += ["--path", str(self.work / "table")]
+        arguments += ["--checkpoint", str(self.work / "delta-checkpoint")]
+        return self.job("kafka_to_delta", arguments, fault)
+
+    def committed_positions(self) -> dict[int, int]:
+        """Task -> the generator position committed in the offsets topic (the latest)."""
+        positions: dict[int, int] = {}
+        for record in read_to_end(self.config, [OFFSETS_TOPIC]):
+            if record.key is None:
+                continue
+            connector, partition = decode_offset_key(record.key)
+            offset = decode_offset_value(record.value)
+            if connector == self.generator and partition and offset:
+                positions[int(str(partition["task"]))] = int(str(offset["position"]))
+        return positions
+
+    def expected(self) -> set[tuple[int, int]]:
+        return {(task, n) for task in range(TASKS) for n in range(self.per_task)}
 
 
-def count_delta(table: Path, expected: set[tuple[int, int]]) -> tuple[int, int, int]:
-    """(rows, duplicates, missing) of the generated records in the Delta table."""
+def exactly_once(values: list[Any], expected: set[tuple[int, int]]) -> tuple[int, int]:
+    """(duplicates, missing) of the generated records among `values`."""
+    counts = Counter(parse_generated_value(v or b"") for v in values)
+    duplicates = sum(count - 1 for count in counts.values() if count > 1)
+    return duplicates, len(expected - set(counts))
+
+
+@contextlib.contextmanager
+def stderr_to(log: IO[str]) -> Iterator[None]:
+    """Point this process's standard error (file descriptor 2, which a JVM started meanwhile
+    inherits) at `log` for the block."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    os.dup2(log.fileno(), 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def delta_values(table: Path, log: IO[str]) -> list[Any]:
+    """The `value` column of the Delta table, read by a local session logging into `log`."""
     from spark_eos_connect.spark.session import local_spark_session
 
-    spark = local_spark_session(app_name="eosconnect-demo-verify")
-    values = [
-        row.value for row in spark.read.format("delta").load(str(table)).select("value").collect()
-    ]
-    spark.stop()
-    counts = Counter(parse_generated_value(v) for v in values)
-    duplicates = sum(count - 1 for count in counts.values() if count > 1)
-    return len(values), duplicates, len(expected - set(counts))
+    with stderr_to(log):
+        spark = local_spark_session(app_name="eosconnect-demo-verify")
+        try:
+            rows = spark.read.format("delta").load(str(table)).select("value").collect()
+        finally:
+            spark.stop()
+    return [row.value for row in rows]
 
 
-def main() -> int:
-    work = Path(tempfile.mkdtemp(prefix="eosconnect-demo-"))
-    with LocalKafkaBroker(data_dir=work / "kafka") as broker:
-        bootstrap = broker.bootstrap_servers
-        config = {"bootstrap.servers": bootstrap}
-        print(f"== local broker: bootstrap.servers={bootstrap}", flush=True)
-        topic = "demo-events"
-        ensure_topic(admin_client(config), topic, partitions=2)
+def failed(message: str) -> int:
+    print(f"== FAILED: {message}", flush=True)
+    return 1
 
-        print(
-            "== run 1: generator -> Kafka, killed with SIGKILL after batch 1's commit", flush=True
-        )
-        code = run_pipeline(bootstrap, topic, work / "checkpoint", fault="after_commit@1")
-        so_far = len(read_to_end(config, [topic]))
-        print(f"   run 1 exited with {code} (-9 = SIGKILL); {so_far} records committed so far")
 
-        print("== run 2: restart; resumes from the offsets committed in Kafka", flush=True)
-        code = run_pipeline(bootstrap, topic, work / "checkpoint", fault=None)
-        if code != 0:
-            print(f"run 2 failed with exit code {code}", file=sys.stderr)
-            return 1
+def run(demo: Demo) -> int:
+    """The demo's stages; 0 when every record is in Kafka and in the table exactly once."""
+    expected = demo.expected()
+    ensure_topic(admin_client(demo.config), demo.topic, partitions=2)
 
-        counts = Counter(
-            parse_generated_value(r.value or b"") for r in read_to_end(config, [topic])
-        )
-        expected = {(task, n) for task in range(TASKS) for n in range(RECORDS_PER_TASK)}
-        duplicates = sum(count - 1 for count in counts.values() if count > 1)
-        missing = len(expected - set(counts))
-        print(
-            f"== verification (read_committed): produced {len(expected)}, "
-            f"read back {sum(counts.values())}, duplicates {duplicates}, missing {missing}"
-        )
-        if duplicates or missing:
-            return 1
+    print("== run 1: generator -> Kafka, killed with SIGKILL after batch 1's commit", flush=True)
+    code = demo.source_job(fault="after_commit@1")
+    so_far = len(read_to_end(demo.config, [demo.topic]))
+    print(f"   run 1 exited with {code} (-9 = SIGKILL); {so_far} records committed so far")
+    positions = ", ".join(f"task {t} at {p}" for t, p in sorted(demo.committed_positions().items()))
+    print(f"== run 2: restart; resuming from the offsets committed in Kafka: {positions}")
+    code = demo.source_job(fault=None)
+    if code != 0:
+        return failed(f"run 2 exited with {code} (log: {demo.log.name})")
+    values = [r.value for r in read_to_end(demo.config, [demo.topic])]
+    duplicates, missing = exactly_once(values, expected)
+    print(
+        f"== Kafka (read_committed): produced {len(expected)}, read back {len(values)}, "
+        f"duplicates {duplicates}, missing {missing}",
+        flush=True,
+    )
+    if duplicates or missing:
+        return failed("the topic does not hold every record exactly once")
 
-        print("== Kafka -> Delta: killed with SIGKILL before batch 1's group commit", flush=True)
-        code = run_delta_job(bootstrap, topic, work, fault="before_group_commit@1")
-        print(f"   run 1 exited with {code} (-9 = SIGKILL)")
-        code = run_delta_job(bootstrap, topic, work, fault=None)
-        if code != 0:
-            print(f"the Delta job failed with exit code {code}", file=sys.stderr)
-            return 1
-        rows, duplicates, missing = count_delta(work / "table", expected)
-        print(
-            f"== verification (Delta table {work / 'table'}): committed source records "
-            f"{len(expected)}, rows {rows}, duplicates {duplicates}, missing {missing}"
-        )
-        return 0 if duplicates == 0 and missing == 0 else 1
+    print("== Kafka -> Delta run 1: killed with SIGKILL before batch 1's group commit", flush=True)
+    code = demo.delta_job(fault="before_group_commit@1")
+    print(f"   run 1 exited with {code} (-9 = SIGKILL)")
+    print("== Kafka -> Delta run 2: restart", flush=True)
+    code = demo.delta_job(fault=None)
+    if code != 0:
+        return failed(f"the Delta job exited with {code} (log: {demo.log.name})")
+    table = demo.work / "table"
+    rows = delta_values(table, demo.log)
+    duplicates, missing = exactly_once(rows, expected)
+    print(
+        f"== Delta table {table}: rows {len(rows)}, duplicates {duplicates}, missing {missing}",
+        flush=True,
+    )
+    if duplicates or missing:
+        return failed("the Delta table does not hold every record exactly once")
+    print(
+        f"== verified: all {len(expected)} generated records exactly once in Kafka "
+        "(read_committed) and in the Delta table, after a SIGKILL and a restart of each job",
+        flush=True,
+    )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    work = args.work or Path(tempfile.mkdtemp(prefix="eosconnect-demo-"))
+    work.mkdir(parents=True, exist_ok=True)
+    log_path = work / "demo.log"
+    print(f"== Spark, JVM and Kafka client logs: {log_path}", flush=True)
+    with log_path.open("a") as log:
+        if args.bootstrap_servers:
+            return run(Demo(args, args.bootstrap_servers, work, log))
+        with contextlib.ExitStack() as stack:
+            with stderr_to(log):  # the broker's JVM logs into the file too
+                broker = stack.enter_context(LocalKafkaBroker(data_dir=work / "kafka"))
+            print(f"== local broker: bootstrap.servers={broker.bootstrap_servers}", flush=True)
+            return run(Demo(args, broker.bootstrap_servers, work, log))
 
 
 if __name__ == "__main__":

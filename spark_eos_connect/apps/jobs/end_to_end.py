@@ -22,7 +22,8 @@ from spark_eos_connect.kafka.clients import admin_client, ensure_topic
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.job_support import (
     add_session_arguments,
-    check_kafka_login,
+    check_kafka,
+    job_entry,
     job_kafka_client,
     job_session,
     kafka_for_job,
@@ -99,6 +100,7 @@ def stopped_by_signal(spark: Any) -> int:
     return 0
 
 
+@job_entry
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     install_from_environment()
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = plan_job_session("end_to_end", args.master, options_dict(args.conf))
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
         source = source_options(args, bootstrap)
-        check_kafka_login(source)
+        check_kafka(source)
         ensure_topic(admin_client(job_kafka_client(source)), args.topic, partitions=2)
         spark = job_session(plan, args.verbose)
         records = spark.readStream.format("eosconnect").options(**source).load()

@@ -21,12 +21,14 @@ from typing import Any
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.job_support import (
     add_common_arguments,
-    check_kafka_login,
+    check_kafka,
+    job_entry,
     job_session,
     kafka_for_job,
     key_value,
     options_dict,
     plan_job_session,
+    quiet_kafka_logs,
     run_query,
     stop_on_sigterm,
 )
@@ -124,6 +126,7 @@ def input_stream(spark: Any, reader: str, options: dict[str, str], resume: str |
     return spark.readStream.format("eosconnect").options(**{**options, **starting}).load()
 
 
+@job_entry
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     install_from_environment()
@@ -134,7 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     plan = plan_job_session(f"kafka_to_delta-{args.name}", args.master, extra)
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
         options = connector_options(args, bootstrap)
-        check_kafka_login(options)
+        if args.reader == "eosconnect":  # librdkafka's setting; Spark's reader is Java's client
+            options = quiet_kafka_logs(options, args.verbose)
+        check_kafka(options)
         spark = job_session(plan, args.verbose)
         sink = delta_sink(options)
         resume = starting_offsets(options, spark)
@@ -147,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             .trigger(processingTime=args.trigger_interval)
             .start()
         )
-        run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query))
+        run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query), options)
         spark.stop()
     return 0
 

@@ -20,12 +20,14 @@ from typing import Any
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.job_support import (
     add_common_arguments,
-    check_kafka_login,
+    check_kafka,
+    job_entry,
     job_session,
     kafka_for_job,
     key_value,
     options_dict,
     plan_job_session,
+    quiet_kafka_logs,
     run_query,
     stop_on_sigterm,
 )
@@ -95,6 +97,7 @@ def sink_query(spark: Any, options: dict[str, str], checkpoint: str, trigger: st
     )
 
 
+@job_entry
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     install_from_environment()
@@ -103,11 +106,11 @@ def main(argv: list[str] | None = None) -> int:
         f"kafka_to_sink-{args.name}", args.master, options_dict(args.conf), delta=False
     )
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
-        options = connector_options(args, bootstrap)
-        check_kafka_login(options)
+        options = quiet_kafka_logs(connector_options(args, bootstrap), args.verbose)
+        check_kafka(options)
         spark = job_session(plan, args.verbose)
         query = sink_query(spark, options, args.checkpoint, args.trigger_interval)
-        run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query))
+        run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query), options)
         spark.stop()
     return 0
 

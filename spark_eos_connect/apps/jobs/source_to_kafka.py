@@ -15,13 +15,15 @@ import sys
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.spark.job_support import (
     add_common_arguments,
-    check_kafka_login,
+    check_kafka,
+    job_entry,
     job_kafka_client,
     job_session,
     kafka_for_job,
     key_value,
     options_dict,
     plan_job_session,
+    quiet_kafka_logs,
     run_query,
     stop_on_sigterm,
 )
@@ -110,6 +112,7 @@ def source_options(args: argparse.Namespace, kafka: dict[str, str]) -> dict[str,
     }
 
 
+@job_entry
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     install_from_environment()
@@ -119,9 +122,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     with kafka_for_job(args.bootstrap_servers, plan) as bootstrap:
         kafka = {"kafka.bootstrap.servers": bootstrap, **options_dict(args.kafka, "kafka.")}
+        kafka = quiet_kafka_logs(kafka, args.verbose)
         options = source_options(args, kafka)
         client = job_kafka_client(options)  # a bad reference fails here, before any write
-        check_kafka_login(options)
+        check_kafka(options)
         spark = job_session(plan, args.verbose)
         stream = spark.readStream.format("eosconnect").options(**options).load()
         query = (
@@ -132,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             .start()
         )
         try:
-            run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query))
+            run_query(query, args.until_idle, args.timeout, stop_on_sigterm(query), options)
         finally:
             # A batch interrupted by the stop may have left a transaction open: abort it now
             # rather than when the broker's transaction timeout expires.

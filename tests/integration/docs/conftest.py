@@ -17,12 +17,14 @@ from confluent_kafka import Producer
 from spark_eos_connect.kafka.broker import free_port
 from spark_eos_connect.testing import wait_for
 
-from .readme import VENV_BIN, snippet
+from .readme import DOCS, VENV_BIN, snippet
 
 
 def eosconnect_rest_argv(bootstrap_servers: str, port: int) -> list[str]:
-    """The README's `eosconnect rest ...` line, optional parts included, made concrete."""
-    line = snippet("eosconnect rest").text.replace("[", "").replace("]", "")
+    """The `eosconnect rest ...` line of the REST API page, optional parts included, made
+    concrete."""
+    page = (DOCS / "rest-and-cli.md").read_text()
+    line = snippet("eosconnect rest", page).text.replace("[", "").replace("]", "")
     argv = shlex.split(line)
     assert argv[:2] == ["eosconnect", "rest"], line
     values = {"HOST:PORT": bootstrap_servers, "G": "eosconnect", "8083": str(port)}

@@ -1,5 +1,7 @@
-"""The README's snippets (fenced code blocks and inline shell commands), keyed by a stable first
-line, and which test exercises each one. Pure Python: the unit tests load it too."""
+"""The snippets (fenced code blocks and inline shell commands) of the README and of the pages in
+`docs/`, keyed by a stable first line, and which test exercises each one: an entry in `COVERAGE`,
+or a `<!-- covered by: tests/...::test_name -->` comment right above the block (or above the
+paragraph holding the inline commands). Pure Python: the unit tests load it too."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
 README = REPO / "README.md"
+DOCS = REPO / "docs"
 VENV_BIN = Path(sys.executable).parent
 """Where the `eosconnect` console script the README runs is installed."""
 
@@ -30,6 +33,8 @@ COVERAGE: dict[str, str] = {
     # `make demo` the demo job; both run `make setup` first (checked by the unit test).
     "```bash make demo": f"{CI} make demo and make test",
     "make setup": f"{CI} the first step of make demo and make test",
+    "make demo": f"{ELSEWHERE}tests/integration/jobs/test_demo.py"
+    "::test_demo_stages_print_a_clean_run",
     "make test": f"{CI} .ci/run runs it",
     "make help": "test_make_help_lists_the_targets_the_readme_names",
     "```python import spark_eos_connect": "test_quickstart_streams_the_generator_into_kafka",
@@ -47,7 +52,8 @@ COVERAGE: dict[str, str] = {
     "```bash export EOSCONNECT_BOOTSTRAP_SERVERS=localhost:9092": (
         "test_cli_block_drives_a_registered_connector"
     ),
-    "make docs": "test_make_docs_leaves_a_current_readme_unchanged",
+    "make docs": f"{ELSEWHERE}tests/unit/test_docs_site.py"
+    "::test_the_site_builds_strict_with_the_options_and_api_reference",
     "```python records = (": "test_config_providers_block_resolves_file_and_env_references",
     "```python import json": "test_connect_config_runs_unchanged",
     "eosconnect kafka": f"{ELSEWHERE}tests/integration/security/test_cli_kafka_security.py"
@@ -67,19 +73,28 @@ COVERAGE: dict[str, str] = {
 }
 """Snippet key -> the test in `test_readme_snippets.py` that runs it (or a `CI:` note)."""
 
+COVERED_BY = "covered by:"
+"""A docs page's own coverage note: `<!-- covered by: tests/path.py::test_name -->`."""
+
 
 @dataclass(frozen=True)
 class Snippet:
-    """One fenced block (`lang` set) or inline command (`lang` empty) of the README."""
+    """One fenced block (`lang` set) or inline command (`lang` empty) of a page."""
 
     key: str
     text: str
     lang: str = ""
+    covered_by: str = ""
+    """The `tests/...::test_name` a `covered by` comment above it names, if any."""
+    page: str = ""
+    """The page it is on, relative to the repository (empty for a text given directly)."""
 
 
 _FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```", re.MULTILINE | re.DOTALL)
 _INLINE = re.compile(r"`([^`]+)`")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_COVERED = re.compile(r"<!--\s*covered by:\s*(\S+?)\s*-->\s*$")
+_PARAGRAPHS = re.compile(r"\n\s*\n")
 
 
 def _first_line_key(lang: str, text: str) -> str:
@@ -87,26 +102,61 @@ def _first_line_key(lang: str, text: str) -> str:
     return f"```{lang} {' '.join(strip_comment(first).split())}"
 
 
-def snippets(markdown: str) -> list[Snippet]:
-    """Every fenced block, then every inline command, in README order."""
+def _covered_by(before: str) -> str:
+    """The test a `covered by` comment ending `before` (blanks aside) names, else ''."""
+    match = _COVERED.search(before)
+    return match.group(1) if match else ""
+
+
+def snippets(markdown: str, page: str = "") -> list[Snippet]:
+    """Every fenced block, then every inline command, in page order."""
     found = [
-        Snippet(_first_line_key(m.group(2), m.group(3)), m.group(3), m.group(2))
+        Snippet(
+            _first_line_key(m.group(2), m.group(3)),
+            m.group(3),
+            m.group(2),
+            _covered_by(markdown[: m.start()]),
+            page,
+        )
         for m in _FENCE.finditer(markdown)
     ]
-    prose = _COMMENT.sub("", _FENCE.sub("", markdown))
-    for match in _INLINE.finditer(prose):
-        words = match.group(1).split()
-        if len(words) >= 2 and words[0] in COMMAND_WORDS:
-            found.append(Snippet(" ".join(words[:2]), " ".join(words)))
+    for paragraph in _PARAGRAPHS.split(_FENCE.sub("\n\n", markdown)):
+        leading = _COMMENT.match(paragraph.lstrip())  # a comment opening the paragraph
+        covered = _covered_by(leading.group(0)) if leading else ""
+        for match in _INLINE.finditer(_COMMENT.sub("", paragraph)):
+            words = match.group(1).split()
+            if len(words) >= 2 and words[0] in COMMAND_WORDS:
+                found.append(Snippet(" ".join(words[:2]), " ".join(words), "", covered, page))
     return found
 
 
+def pages() -> list[Path]:
+    """The README, then every Markdown page under `docs/`, sorted."""
+    return [README, *sorted(DOCS.rglob("*.md"))]
+
+
+def all_snippets() -> list[Snippet]:
+    """The snippets of every page (`pages()`), each with its page."""
+    return [
+        found
+        for path in pages()
+        for found in snippets(path.read_text(), str(path.relative_to(REPO)))
+    ]
+
+
+def covering_test(found: Snippet) -> str | None:
+    """What runs `found`: its `covered by` comment, else its `COVERAGE` entry, else None."""
+    return found.covered_by or COVERAGE.get(found.key)
+
+
 def snippet(key: str, markdown: str | None = None) -> Snippet:
-    """The README snippet with `key` (the first one when an inline command appears twice)."""
-    for candidate in snippets(README.read_text() if markdown is None else markdown):
+    """The snippet with `key` in `markdown`, or else on the first page that has it (the README,
+    then `docs/`); the first one when an inline command appears twice."""
+    candidates = all_snippets() if markdown is None else snippets(markdown)
+    for candidate in candidates:
         if candidate.key == key:
             return candidate
-    raise AssertionError(f"README.md has no snippet {key!r} any more: update COVERAGE")
+    raise AssertionError(f"no page has the snippet {key!r} any more: update COVERAGE")
 
 
 def strip_comment(line: str) -> str:

@@ -1,5 +1,6 @@
-"""Every README snippet runs against the test broker: the text comes from README.md itself, with
-only addresses, names and paths substituted, so an edited README is what gets tested.
+"""Every snippet of the README and the docs pages runs against the test broker: the text comes
+from the pages themselves, with only addresses, names and paths substituted, so an edited page is
+what gets tested.
 `tests/unit/test_readme_coverage.py` fails when a snippet has no test here."""
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .readme import (
     REPO,
     VENV_BIN,
     make_targets,
+    pages,
     replace_literals,
     replace_tokens,
     shell_lines,
@@ -291,8 +293,9 @@ def test_bench_command_on_a_small_run() -> None:
     generator modes only (the peers' modes start a Connect worker and more Spark queries: the
     full run is `make bench`'s, not the test suite's)."""
     [recipe] = make_targets((REPO / "Makefile").read_text())["bench"][1]
-    assert recipe == "$(PY) " + snippet("python jobs/bench.py").text.removeprefix("python ")
-    argv = shlex.split(snippet("python jobs/bench.py").text)
+    command = snippet("python jobs/bench.py", (REPO / "docs" / "benchmark.md").read_text()).text
+    assert recipe == "$(PY) " + command.removeprefix("python ")
+    argv = shlex.split(command)
     small = ["--records", "2000", "--tasks", "2", "--per-trigger", "1000", "--value-size", "10"]
     small += ["--only", "generator"]
 
@@ -308,7 +311,8 @@ def test_make_help_lists_the_targets_the_readme_names() -> None:
     )
     assert result.returncode == 0, result.stderr
     listed = {line.split()[0] for line in result.stdout.splitlines() if line.strip()}
-    named = set(re.findall(r"`make (\w+)`", (REPO / "README.md").read_text()))
+    text = "\n".join(path.read_text() for path in pages())
+    named = set(re.findall(r"`make ([\w-]+)`", text))
     assert named and named <= listed
 
 
@@ -324,19 +328,6 @@ def test_make_test_cluster_collects_exactly_the_cluster_tests() -> None:
     cluster = REPO / "tests" / "integration" / "cluster"
     cluster_tests = {str(path.relative_to(REPO)) for path in cluster.glob("test_*.py")}
     assert cluster_tests and collected == cluster_tests
-
-
-def test_make_docs_leaves_a_current_readme_unchanged(tmp_path: Path) -> None:
-    """`make docs` runs `python -m spark_eos_connect.apps.docs --write README.md` (on a copy)."""
-    [recipe] = make_targets((REPO / "Makefile").read_text())["docs"][1]
-    argv = shlex.split(recipe)
-    assert argv[0] == "$(PY)" and argv[-1] == "README.md", recipe
-    copy = tmp_path / "README.md"
-    copy.write_text((REPO / "README.md").read_text())
-
-    subprocess.run([sys.executable, *argv[1:-1], str(copy)], cwd=REPO, check=True, timeout=60)
-
-    assert copy.read_text() == (REPO / "README.md").read_text()
 
 
 # --- the REST API with curl, and the same operations from the CLI -------------------------------

@@ -107,3 +107,16 @@ def test_usage_errors_exit_2(eosconnect: Callable[..., subprocess.CompletedProce
     helped = eosconnect("offsets", "--help", cluster=False)
     assert helped.returncode == 0
     assert "STOPPED" in helped.stdout or "stopped" in helped.stdout
+
+
+def test_an_unknown_connector_points_to_the_list_of_connectors(
+    eosconnect: Callable[..., subprocess.CompletedProcess[str]],
+) -> None:
+    done = eosconnect("status", "no-such-connector")
+
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.strip().endswith(
+        "(HTTP 404); eosconnect connectors lists the connectors there are"
+    ), done.stderr
+    assert "no-such-connector" in done.stderr

@@ -1,6 +1,7 @@
-"""The ACLs the project needs: README.md's "ACLs" table as data, and the grants for one deployment.
+"""The ACLs the project needs: the "ACLs" table of docs/security.md as data, and the grants for
+one deployment.
 
-`ACL_ROWS` holds each row exactly as the README prints it (a unit test compares the two), which
+`ACL_ROWS` holds each row as the security page prints it (a unit test compares the two), which
 of the paths (`PATHS`) need it, and how the tests turn it into ACL grants for a concrete
 deployment (`grants`). `test_acls.py` runs each path as a principal granted exactly the rows the
 path needs, then once without each of them. Pure Python: the integration tests map `Grant`s to
@@ -9,6 +10,7 @@ confluent_kafka `AclBinding`s.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -158,8 +160,9 @@ HEADER = ("operation", "resource", "name", "needed by")
 
 
 def readme_rows(markdown: str) -> list[tuple[str, ...]]:
-    """The rows (cells as in `HEADER`) of the table under `### ACLs` in `markdown`."""
-    lines = markdown.split("\n### ACLs\n", 1)[1].splitlines()
+    """The rows (cells as in `HEADER`) of the table under the `ACLs` heading (`##` on the
+    security page, `###` where it used to be) in `markdown`."""
+    lines = re.split(r"\n#{2,3} ACLs\n", markdown, maxsplit=1)[1].splitlines()
     table = _leading_table(lines)
     rows = [tuple(cell.strip() for cell in line.strip().strip("|").split(" | ")) for line in table]
     header, _separator, *body = rows

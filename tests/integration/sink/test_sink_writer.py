@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from spark_eos_connect.testing.waiting import wait_for
+
 pytestmark = pytest.mark.integration
 
 
@@ -81,6 +83,10 @@ def test_only_the_offsets_pre_commit_returns_are_committed(
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     assert ["pre_commit", [[0, 3]]] in calls
     assert ["pre_commit", [[1, 1]]] in calls
+    assert sorted(c[0] for c in calls) == sorted(["open", "put", "pre_commit"] * 2)
+    # the tasks live on after the query; their hosts close them once idle
+    wait_for(lambda: len(log.read_text().splitlines()) == 10, 90, "the tasks to be stopped")
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
     assert sorted(c[0] for c in calls) == sorted(["open", "put", "pre_commit", "close", "stop"] * 2)
     # pre_commit returned partition 0 two offsets back and nothing for partition 1
     assert group_offsets(name) == {(topic, 0): 1}

@@ -1,4 +1,5 @@
-"""KIP-618's cluster protocol with the Spark driver as leader (DESIGN §5), against the real
+"""KIP-618's cluster protocol with the Spark driver as leader ("the Spark driver plays the Connect
+leader for its connectors", the project's design), against the real
 broker: Connect's config-topic formats, zombie leaders and drivers, the seed's "worker lag
 before producer creation" scenario, reconfiguration, and the task start-up refusal."""
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from spark_eos_connect.source.plan import SPOOL_ENV
+from spark_eos_connect.runtime.task_host import SPOOL_ENV
 
 from .test_source_crash_recovery import (
     PER_TRIGGER,

@@ -191,7 +191,7 @@ def test_tolerance_none_fails_the_query_naming_the_alias_and_class(
                 "transforms": "wrap",
                 "transforms.wrap.type": "org.apache.kafka.connect.transforms.HoistField$Value",
             },
-            ["Missing required configuration transforms.wrap.field"],
+            ['Missing required configuration "transforms.wrap.field"'],
         ),
         (
             {

@@ -93,7 +93,7 @@ def test_parse_collects_every_problem_naming_option_expectation_and_value() -> N
     message = str(caught.value)
     assert "6 problems" in message
     assert set(caught.value.problems) == {"topic", "tasks.max", "ratio", "enabled", "mode", "size"}
-    assert "Missing required configuration topic" in message
+    assert 'Missing required configuration "topic"' in message
     assert "non-empty string" in message
     assert "'zero'" in message and "tasks.max" in message and "INT (32-bit integer)" in message
     assert "valid values [1,...]" in message

@@ -160,11 +160,11 @@ def test_factory_names_and_errors() -> None:
     )
     assert isinstance(make_header_converter("SimpleHeaderConverter", {}), SimpleHeaderConverter)
     assert isinstance(make_header_converter("JsonConverter", {}), JsonConverter)
-    unknown = r"Unknown converter 'AvroConverter' for configuration value\.converter; known .*Json"
+    unknown = r"Unknown converter .ProtobufConverter. for configuration value\.converter; known"
     with pytest.raises(ConfigError, match=unknown):
-        make_converter("AvroConverter", {}, False)
+        make_converter("ProtobufConverter", {}, False)
     with pytest.raises(ConfigError, match=r"configuration key\.converter"):
-        make_converter("io.confluent.connect.avro.AvroConverter", {}, True)
+        make_converter("io.confluent.connect.protobuf.ProtobufConverter", {}, True)
     with pytest.raises(ConfigError, match=r"header\.converter"):
         make_header_converter("org.apache.kafka.connect.nope.X", {})
     with pytest.raises(ConfigError, match="only a header converter"):

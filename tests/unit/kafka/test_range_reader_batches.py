@@ -6,7 +6,7 @@ import datetime as dt
 
 from confluent_kafka import Message
 
-from spark_eos_connect.kafka.range_reader import KAFKA_ROW_SCHEMA, records_batch
+from spark_eos_connect.kafka.range_reader import KAFKA_ROW_SCHEMA, message_columns, records_batch
 
 
 def message(offset: int, key: bytes | None = None, millis: int = 1000) -> Message:
@@ -40,3 +40,18 @@ def test_offsets_with_gaps_and_some_keys() -> None:
     rows = batch.to_pylist()
     assert [r["offset"] for r in rows] == [0, 3, 4]
     assert [r["key"] for r in rows] == [b"k", None, b""]
+
+
+def test_message_columns_for_sink_tasks_agree_with_the_arrow_rows() -> None:
+    messages = [message(0, b"k"), message(3), message(4, b"", millis=-1)]
+    messages[1].set_headers([("h", b"1"), ("n", None)])
+
+    columns = message_columns("t", 1, messages)
+    rows = records_batch("t", 1, messages).to_pylist()
+
+    assert (columns.topic, columns.partition, len(columns)) == ("t", 1, 3)
+    assert columns.offsets == [r["offset"] for r in rows] == [0, 3, 4]
+    assert columns.keys.to_pylist() == [r["key"] for r in rows]
+    assert columns.values.to_pylist() == [b"v0", b"v3", b"v4"]
+    assert columns.timestamps == [1000, 1000, None]
+    assert columns.headers == [(), (("h", b"1"), ("n", None)), ()]

@@ -37,3 +37,53 @@ def test_the_kafka_reader_reports_it_at_its_first_call(monkeypatch: pytest.Monke
 
     with pytest.raises(KafkaUnreachableError, match=f"kafka.bootstrap.servers={address}"):
         reader.initialOffset()
+
+
+class _Error:
+    """A librdkafka `KafkaError` as `refusal` reads it."""
+
+    def __init__(self, name: str, text: str = "") -> None:
+        self._name, self._text = name, text
+
+    def name(self) -> str:
+        return self._name
+
+    def str(self) -> str:
+        return self._text
+
+
+REFUSED = _Error("_TRANSPORT", "a:1/bootstrap: Connect to ipv4#a:1 failed: Connection refused")
+
+
+def test_refusal_needs_every_broker_down_and_only_refusals_since() -> None:
+    down = _Error("_ALL_BROKERS_DOWN", "1/1 brokers are down")
+    timed_out = _Error("_TRANSPORT", "a:1/bootstrap: Connection setup timed out")
+
+    assert clients.refusal([REFUSED, down, REFUSED]) == REFUSED.str()
+    assert clients.refusal([REFUSED]) is None  # another broker may still answer
+    assert clients.refusal([REFUSED, down, timed_out]) is None  # not a refusal: wait
+    assert clients.refusal([_Error("_RESOLVE", "no such host"), down]) == "no such host"
+
+
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [
+        ("127.0.0.1:{port}", "Connection refused"),
+        ("no-such-host.invalid:9092", "Failed to resolve 'no-such-host.invalid:9092'"),
+    ],
+    ids=["refused", "unresolvable"],
+)
+def test_fail_fast_names_a_refused_or_unresolvable_address_in_seconds(
+    address: str, said: str
+) -> None:
+    address = address.format(port=free_port())
+    started = time.monotonic()
+
+    with pytest.raises(KafkaUnreachableError) as caught:
+        ensure_reachable({"bootstrap.servers": address}, timeout_s=30, fail_fast=True)
+
+    assert time.monotonic() - started < 10
+    message = str(caught.value)
+    assert message.startswith(f"kafka.bootstrap.servers={address}: ")
+    assert said in message
+    assert message.endswith("check the address and that the brokers are up")

@@ -55,6 +55,9 @@ def test_known_connectors_lists_short_names_with_paths() -> None:
         "DeltaSink": "spark_eos_connect.delta.connector.DeltaSinkConnector",
         "Generator": "spark_eos_connect.connectors.generator.GeneratorSourceConnector",
         "PostgresCdcSource": "spark_eos_connect.connectors.postgres.PostgresCdcSourceConnector",
+        "PostgresSink": (
+            "spark_eos_connect.connectors.postgres.sink_connector.PostgresSinkConnector"
+        ),
     }
     known["X"] = "y"
     assert "X" not in known_connectors()

@@ -12,9 +12,10 @@ import pytest
 from spark_eos_connect.api.config import ConfigDef
 from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.sink.live_task import LiveSinkTask, SinkBatch
 from spark_eos_connect.sink.options import parse_sink_options
 from spark_eos_connect.sink.plan import plan_sink
-from spark_eos_connect.sink.runner import run_sink_task
+from tests.unit.sink.test_live_task import MemoryInput
 
 SECRET = "s3cr3t-sink-value"
 
@@ -72,7 +73,7 @@ def test_sink_plan_ships_references_and_tasks_start_resolved(tmp_path: Path) -> 
     TokenTask.started.clear()
 
     plan = plan_sink(parsed, TokenConnector())
-    run_sink_task(plan, 1, [], None)
+    LiveSinkTask(plan, SinkBatch(1, 0, "run-1", 1, ()), MemoryInput()).close()
 
     assert parsed.connector_props["api.token"] == reference
     assert not any(k.startswith("config.providers") for k in parsed.connector_props)

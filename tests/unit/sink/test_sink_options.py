@@ -11,7 +11,7 @@ from spark_eos_connect.sink.options import parse_sink_options
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [
-        ("value.converter", "AvroConverter", "Unknown converter 'AvroConverter'"),
+        ("value.converter", "ProtobufConverter", "Unknown converter 'ProtobufConverter'"),
         ("header.converter", "Nope", "configuration header.converter"),
         ("key.converter.schemas.enable", "maybe", r"key\.converter\.schemas\.enable"),
     ],

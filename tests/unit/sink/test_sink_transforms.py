@@ -5,8 +5,8 @@ failure under errors.tolerance; the writer's options are checked with every prob
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
-import pyarrow as pa
 import pytest
 
 from spark_eos_connect.api.config import InvalidConfigError
@@ -21,8 +21,15 @@ from spark_eos_connect.runtime.errors_dlq import (
 )
 from spark_eos_connect.sink.options import parse_sink_options, sink_config_problems
 from spark_eos_connect.sink.plan import SinkTaskPlan
-from spark_eos_connect.sink.runner import run_sink_task
-from tests.unit.sink.test_sink_runner import RecordingTask, plan, reset_recording, rows
+from tests.unit.sink.test_live_task import (
+    MemoryInput,
+    Msg,
+    RecordingTask,
+    plan,
+    puts,
+    reset_recording,
+    run_once,
+)
 
 __all__ = ["reset_recording"]
 
@@ -52,31 +59,19 @@ def chain_plan(
     return dataclasses.replace(sink_plan, transform_options=options)
 
 
-def puts() -> list[object]:
-    return [c[1] for c in RecordingTask.calls if c[0] == "put"]
-
-
 def test_router_and_filter_with_predicate_run_before_put_and_filtered_offsets_count() -> None:
-    batch = rows((0, 3, b"a"), (0, 4, b"b"))
-    # the second row carries the header the predicate looks for
-    batch = batch.set_column(
-        batch.schema.get_field_index("headers"),
-        batch.schema.field("headers"),
-        pa.array(
-            [[{"key": "h", "value": b"1"}], [{"key": "small", "value": b"1"}]],
-            batch.schema.field("headers").type,
-        ),
-    )
+    # the second record carries the header the predicate looks for
+    source = MemoryInput().add(0, {3: b"a", 4: Msg(b"b", headers=(("small", b"1"),))})
     captured: list[SinkRecord] = []
     original = RecordingTask.put
 
-    def put(self: RecordingTask, records: list[SinkRecord]) -> None:
+    def put(self: RecordingTask, records: Sequence[SinkRecord]) -> None:
         captured.extend(records)
         original(self, records)
 
     RecordingTask.put = put  # type: ignore[method-assign]
     try:
-        result = run_sink_task(chain_plan(ROUTE_AND_FILTER), 0, [batch], None)
+        result = run_once(chain_plan(ROUTE_AND_FILTER), source, (0, 3, 5))
     finally:
         RecordingTask.put = original  # type: ignore[method-assign]
 
@@ -89,7 +84,7 @@ def test_router_and_filter_with_predicate_run_before_put_and_filtered_offsets_co
 
 def test_failing_transform_with_tolerance_none_names_stage_alias_and_class() -> None:
     with pytest.raises(ToleranceExceededError) as caught:
-        run_sink_task(chain_plan(FAILING), 0, [rows((0, 3, b"not a struct"))], None)
+        run_once(chain_plan(FAILING), MemoryInput().add(0, {3: b"not a struct"}), (0, 3, 4))
 
     message = str(caught.value)
     assert "stage TRANSFORMATION" in message
@@ -109,11 +104,10 @@ def test_failing_transform_with_tolerance_all_is_skipped_and_reported_as_its_sta
 
     ErrorReporter.report = report  # type: ignore[method-assign]
     try:
-        result = run_sink_task(
+        result = run_once(
             chain_plan(FAILING, tolerate_all=True, value_converter="JsonConverter"),
-            0,
-            [rows((0, 3, b'{"n":1}'), (0, 4, b'"scalar"'))],
-            None,
+            MemoryInput().add(0, {3: b'{"n":1}', 4: b'"scalar"'}),
+            (0, 3, 5),
         )
     finally:
         ErrorReporter.report = original  # type: ignore[method-assign]

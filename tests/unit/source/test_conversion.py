@@ -97,7 +97,7 @@ def test_a_converter_a_chain_or_tolerance_all_asks_for_a_conversion() -> None:
 def test_every_problem_is_named_by_its_option() -> None:
     problems = record_conversion_problems(
         {
-            "value.converter": "io.confluent.connect.avro.AvroConverter",
+            "value.converter": "io.confluent.connect.protobuf.ProtobufConverter",
             "key.converter": JSON,
             "key.converter.schemas.enable": "maybe",
             "transforms": "a,b",
@@ -109,7 +109,7 @@ def test_every_problem_is_named_by_its_option() -> None:
         }
     )
 
-    assert "AvroConverter" in problems["value.converter"][0]
+    assert "ProtobufConverter" in problems["value.converter"][0]
     assert "key.converter.schemas.enable" in problems["key.converter"][0]
     assert "transforms.a.type" in problems
     assert "no predicate 'undeclared' is declared" in problems["transforms.b.predicate"][0]

@@ -164,3 +164,35 @@ def test_a_driver_whose_generation_was_replaced_stops_as_a_zombie(
     assert leader is not None
     with pytest.raises(LeaderFencedError):  # nor can it write to the config topic
         leader.put_target_state(NAME, TargetState.PAUSED)
+
+
+def test_stop_aborts_open_transactions_and_reports_everything_unassigned(
+    topic: MemoryConfigTopic, statuses: MemoryStatusStore
+) -> None:
+    driver = Driver(topic, statuses, CommittedOffsets())
+    driver.coordinator.start()
+    driver.fenced.clear()
+
+    driver.coordinator.stop()
+
+    assert sorted(driver.fenced) == [0, 1]  # a transaction the stop interrupted is aborted
+    status = statuses.read_to_end()
+    assert status.connector_status(NAME).state is StatusState.UNASSIGNED  # type: ignore[union-attr]
+    tasks = status.task_statuses(NAME)
+    assert [tasks[t].state for t in sorted(tasks)] == [StatusState.UNASSIGNED] * 2
+
+
+def test_a_zombie_stopping_neither_fences_nor_reports(
+    topic: MemoryConfigTopic, statuses: MemoryStatusStore
+) -> None:
+    zombie = Driver(topic, statuses, CommittedOffsets())
+    zombie.coordinator.start()
+    newer = Driver(topic, statuses, CommittedOffsets())
+    newer.coordinator.start()
+    zombie.fenced.clear()
+
+    zombie.coordinator.stop()  # without having looked at the config topic since
+
+    assert zombie.fenced == []  # the newer driver's producers keep their transactions
+    status = statuses.read_to_end()
+    assert status.connector_status(NAME).state is StatusState.RUNNING  # type: ignore[union-attr]

@@ -136,9 +136,10 @@ def test_options_nothing_reads_are_warned_about() -> None:
 
     assert problems == {}
     text = "\n".join(warnings)
-    assert "bootstrap.servers is defined neither by the framework nor by" in text
-    assert "(kafka.bootstrap.servers)" in text
-    assert "batch.sise" in text
+    assert '"bootstrap.servers": defined neither by the framework nor by' in text
+    assert '("kafka.bootstrap.servers")' in text
+    assert 'Unknown option "batch.sise"' in text
+    assert '(did you mean "batch.size"?)' in text
     assert "value.converter.schemas.enabled is not an option of JsonConverter" in text
     assert "key.converter.schemas.enable is ignored: key.converter is not set" in text
     assert "transforms.route.regexp is not an option of RegexRouter" in text
@@ -187,3 +188,26 @@ def test_retry_waits_double_from_300_ms_and_stop_at_the_deadline() -> None:
     assert retry_delay_ms(policy, 2, 10_000) == 600
     assert 0 <= retry_delay_ms(policy, 3, 10_000) < 1000  # 1200 > max: random below it
     assert retry_delay_ms(policy, 2, 250) == 250
+
+
+def test_a_typo_of_a_required_option_is_named_first_with_a_did_you_mean() -> None:
+    options = {
+        "name": "typo",
+        "connector.class": "FileStreamSource",
+        "fiel": "/tmp/orders.txt",
+        "topic": "orders",
+        "batch.sise": "10",
+        "kafka.bootstrap.servers": "localhost:9092",
+    }
+
+    with pytest.raises(InvalidConfigError) as caught:
+        validate_source_options(options)
+
+    lines = str(caught.value).splitlines()
+    assert lines[0] == "Invalid configuration (3 problems):"
+    assert lines[1].startswith('  - Unknown option "batch.sise"')
+    assert '(did you mean "batch.size"?)' in lines[1]
+    assert lines[2].startswith('  - Unknown option "fiel"')
+    assert '(did you mean "file"?)' in lines[2]
+    assert 'Missing required configuration "file"' in lines[3]
+    assert list(caught.value.problems) == ["batch.sise", "fiel", "file"]

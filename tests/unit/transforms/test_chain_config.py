@@ -136,7 +136,7 @@ def _problems(props: dict[str, Any]) -> dict[str, list[str]]:
         (
             {"transforms": "r", "transforms.r.type": "RegexRouter", "transforms.r.regex": "x"},
             "transforms.r.replacement",
-            "Missing required configuration transforms.r.replacement",
+            'Missing required configuration "transforms.r.replacement"',
         ),
         (
             {
@@ -183,7 +183,7 @@ def _problems(props: dict[str, Any]) -> dict[str, list[str]]:
         (
             {"predicates": "p", "predicates.p.type": "TopicNameMatches"},
             "predicates.p.pattern",
-            "Missing required configuration predicates.p.pattern",
+            'Missing required configuration "predicates.p.pattern"',
         ),
         (
             {
@@ -371,7 +371,7 @@ def _problems(props: dict[str, Any]) -> dict[str, list[str]]:
         (
             {"transforms": "dh", "transforms.dh.type": "DropHeaders"},
             "transforms.dh.headers",
-            "Missing required configuration transforms.dh.headers",
+            'Missing required configuration "transforms.dh.headers"',
         ),
         (
             {"transforms": "v", "transforms.v.type": T + "ValueToKey", "transforms.v.fields": ","},
@@ -381,7 +381,7 @@ def _problems(props: dict[str, Any]) -> dict[str, list[str]]:
         (
             {"transforms": "ho", "transforms.ho.type": T + "HoistField$Value"},
             "transforms.ho.field",
-            "Missing required configuration transforms.ho.field",
+            'Missing required configuration "transforms.ho.field"',
         ),
     ],
 )
@@ -540,7 +540,8 @@ def test_a_users_class_is_validated_with_its_config_def(user_module: str) -> Non
     problems = _problems({"transforms": "u", "transforms.u.type": f"{user_module}.IsShort"})
     assert "is not a transformation" in problems["transforms.u.type"][0]
     problems = _problems({"transforms": "d", "transforms.d.type": f"{user_module}.Described"})
-    assert "Missing required configuration transforms.d.level" in problems["transforms.d.level"][0]
+    missing = 'Missing required configuration "transforms.d.level"'
+    assert missing in problems["transforms.d.level"][0]
     problems = _problems(
         {
             "transforms": "d",

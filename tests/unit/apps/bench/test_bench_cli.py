@@ -10,11 +10,13 @@ import pytest
 
 from spark_eos_connect.apps.bench.cli import DEFAULT_OUT, build_config, main, parse_args
 from spark_eos_connect.apps.bench.config import (
+    CONVERTERS,
     DELTA,
     FILE,
     FIRST_RECORD,
     GENERATOR,
     LIMIT,
+    POSTGRES,
     QUICK,
     READER,
     SINK,
@@ -28,7 +30,16 @@ def test_no_arguments_is_the_full_run() -> None:
     args = parse_args([])
     assert build_config(args) == BenchConfig()
     assert args.out == DEFAULT_OUT
-    assert build_config(args).works == (FILE, GENERATOR, DELTA, SINK, READER, FIRST_RECORD)
+    assert build_config(args).works == (
+        FILE,
+        GENERATOR,
+        DELTA,
+        SINK,
+        READER,
+        FIRST_RECORD,
+        POSTGRES,
+        CONVERTERS,
+    )
     assert build_config(args).sink_records == 3_000_000
 
 

@@ -1,0 +1,306 @@
+"""Where a live task runs between micro-batches: one small process per task on each executor.
+
+Spark hands each micro-batch of a task to whichever of its Python workers is free, so a task
+kept inside a worker would be found again only by chance. Instead the first worker that runs a
+task spawns a *task host* for it, a process that keeps the task (its connector instance and
+clients) between micro-batches; every later micro-batch of that task on this executor, in any
+worker, is a request to that host over a Unix socket:
+
+    worker → host: {"service", "sys_path", "watch_pid", ...the service's own fields}
+    host → worker: ("rows", payload)* then ("done", result) or ("error", exception)
+
+Frames are length-prefixed pickles on a socket only this user can reach. What a host does with
+a request is its *service*'s business (`HostedService`): the source side's keeps a
+`LiveSourceTask`, the sink side's a `LiveSinkTask`; the request names the service by its class
+path, so this module knows neither. The host serves one request at a time, closes its service
+after `HOST_IDLE_S` without requests or when the worker's parent (Spark's Python daemon, or the
+executor itself) is gone, and stays in the worker's process group, so whatever kills the
+workers of an executor kills it too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import gc
+import hashlib
+import logging
+import os
+import pickle
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Protocol, cast
+
+from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.plugins.loader import class_path, load_class
+
+log = logging.getLogger(__name__)
+
+HOST_IDLE_S = 30.0
+"""A host whose task got no micro-batch for this long closes it and exits."""
+
+HOST_START_TIMEOUT_S = 60.0
+MAX_SOCKET_DIR_LENGTH = 80
+SPOOL_ENV = "EOSCONNECT_SPOOL_DIR"
+_HEADER = struct.Struct("!Q")
+
+Reply = Callable[[str, Any], None]
+"""`reply(kind, payload)`: one frame back to the worker (`rows` while serving)."""
+
+
+class TaskHostError(EosConnectError):
+    """The task host failed; the message carries its error and traceback."""
+
+
+class HostedService(Protocol):
+    """What a task host keeps between requests (one instance per host process)."""
+
+    def serve(self, request: Mapping[str, Any], reply: Reply) -> Any:
+        """Serve one request, sending `rows` frames with `reply`; the result is sent as `done`.
+        Raising sends the error back (the service is closed first)."""
+        ...
+
+    def close(self) -> None:
+        """The host goes away (idle, its watched process gone, or a failure): let go of the
+        task and its clients."""
+        ...
+
+
+def spool_dir() -> Path:
+    """Executor-local folder for the sockets and logs of task hosts."""
+    return Path(os.environ.get(SPOOL_ENV) or Path(tempfile.gettempdir()) / "eosconnect-spool")
+
+
+# -- framing -----------------------------------------------------------------------------------
+
+
+def send_frame(sock: socket.socket, payload: Any) -> None:
+    """Send one length-prefixed pickle."""
+    data = pickle.dumps(payload, protocol=5)
+    sock.sendall(_HEADER.pack(len(data)) + data)
+
+
+def _recv_exact(sock: socket.socket, size: int) -> bytes:
+    chunks = bytearray()
+    while len(chunks) < size:
+        chunk = sock.recv(min(size - len(chunks), 1 << 20))
+        if not chunk:
+            raise ConnectionError("the other end closed the connection")
+        chunks += chunk
+    return bytes(chunks)
+
+
+def recv_frame(sock: socket.socket) -> Any:
+    """Receive one length-prefixed pickle."""
+    (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
+    return pickle.loads(_recv_exact(sock, size))
+
+
+def portable(error: BaseException, trace: str) -> BaseException:
+    """`error` if it survives pickling, else a `TaskHostError` with its text and traceback."""
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        return TaskHostError(f"{type(error).__name__}: {error}\n{trace}")
+    return error
+
+
+# -- where a task's host listens ---------------------------------------------------------------
+
+
+def host_socket_path(kafka: Mapping[str, Any], task_identity: str) -> Path:
+    """The socket of the host of one task on this machine: one per Kafka cluster, task identity
+    (a source task's transactional id, a sink task's group and number) and user."""
+    identity = "\0".join([str(kafka.get("bootstrap.servers")), task_identity, str(os.getuid())])
+    digest = hashlib.sha1(identity.encode()).hexdigest()[:20]
+    folder = spool_dir() / "hosts"
+    if len(str(folder)) > MAX_SOCKET_DIR_LENGTH:  # a Unix socket path has at most 107 bytes
+        folder = Path(tempfile.gettempdir()) / f"eosconnect-hosts-{os.getuid()}"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder / f"{digest}.sock"
+
+
+def _connect(path: Path) -> socket.socket | None:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(path))
+    except (FileNotFoundError, ConnectionRefusedError):
+        sock.close()
+        return None
+    return sock
+
+
+def _spawn_host(path: Path, watch_pid: int) -> None:
+    """Start a detached host process (reparented, same process group) listening on `path`."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    command = [sys.executable, "-m", __name__, str(path), str(watch_pid)]
+    log_file = path.with_suffix(".log")
+    launcher = (
+        "import subprocess, sys\n"
+        "log = open(sys.argv[1], 'ab')\n"
+        "subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=log, stderr=log,"
+        " close_fds=True)\n"
+    )
+    subprocess.run([sys.executable, "-c", launcher, str(log_file), *command], env=env, check=True)
+
+
+def connect_to_host(path: Path, watch_pid: int) -> socket.socket:
+    """A connection to the host at `path`, starting it first if none is listening."""
+    sock = _connect(path)
+    if sock is not None:
+        return sock
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        sock = _connect(path)
+        if sock is not None:
+            return sock
+        path.unlink(missing_ok=True)
+        _spawn_host(path, watch_pid)
+        deadline = time.monotonic() + HOST_START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            sock = _connect(path)
+            if sock is not None:
+                return sock
+            time.sleep(0.02)
+    raise TaskHostError(
+        f"the task host did not start within {HOST_START_TIMEOUT_S:.0f}s; "
+        f"see {path.with_suffix('.log')}"
+    )
+
+
+# -- worker side -------------------------------------------------------------------------------
+
+
+def call_host(
+    path: Path, service: type[HostedService], request: Mapping[str, Any]
+) -> Iterator[tuple[str, Any]]:
+    """Send `request` to `service` on the host at `path` (started if need be); yields the
+    `rows` frames and last the `done` one; an `error` frame is raised."""
+    watch_pid = os.getppid()
+    sock = connect_to_host(path, watch_pid)
+    with sock:
+        frame = {
+            **request,
+            "service": class_path(service),
+            "sys_path": list(sys.path),
+            "watch_pid": watch_pid,
+        }
+        send_frame(sock, frame)
+        while True:
+            kind, payload = recv_frame(sock)
+            if kind == "error":
+                raise payload
+            yield kind, payload
+            if kind == "done":
+                return
+
+
+# -- host side ---------------------------------------------------------------------------------
+
+
+class TaskHost:
+    """Serves requests for one task, keeping its service alive between them."""
+
+    def __init__(self, path: Path, watch_pid: int) -> None:
+        self.path = path
+        self.watch_pid = watch_pid
+        self.service: HostedService | None = None
+        self.last_request = time.monotonic()
+
+    def serve_forever(self) -> None:
+        """Accept requests until idle for `HOST_IDLE_S` or the watched process is gone."""
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(self.path))
+        os.chmod(self.path, 0o600)
+        listener.listen(8)
+        listener.settimeout(1.0)
+        try:
+            while not self._should_exit():
+                try:
+                    conn, _ = listener.accept()
+                except TimeoutError:
+                    continue
+                with conn:
+                    self.handle(conn)
+                self.last_request = time.monotonic()
+        finally:
+            listener.close()
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
+            self.close_service()
+
+    def _should_exit(self) -> bool:
+        if time.monotonic() - self.last_request > HOST_IDLE_S:
+            return True
+        try:
+            os.kill(self.watch_pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            pass
+        return False
+
+    def close_service(self) -> None:
+        """Close the service (its task), if any."""
+        if self.service is not None:
+            service, self.service = self.service, None
+            try:
+                service.close()
+            except Exception:
+                log.exception("closing the task host's service failed")
+
+    def handle(self, conn: socket.socket) -> None:
+        """One request: find (or make) the service it names and let it serve."""
+        import traceback
+
+        conn.settimeout(None)
+        request = recv_frame(conn)
+        for entry in request["sys_path"]:
+            if entry not in sys.path:
+                sys.path.append(entry)
+        kind = load_class(request["service"], "task host service", object)
+        if self.service is not None and type(self.service) is not kind:
+            self.close_service()
+        if self.service is None:
+            self.service = cast(HostedService, kind())
+        service = self.service
+
+        def reply(frame_kind: str, payload: Any) -> None:
+            send_frame(conn, (frame_kind, payload))
+
+        try:
+            result = service.serve(request, reply)
+        except (ConnectionError, OSError) as error:
+            log.warning("the Spark task went away mid-request (%s)", error)
+            self.close_service()
+            return
+        except BaseException as error:
+            trace = traceback.format_exc()
+            self.close_service()
+            with contextlib.suppress(OSError):
+                send_frame(conn, ("error", portable(error, trace)))
+            if not isinstance(error, Exception):
+                raise
+            return
+        with contextlib.suppress(OSError):
+            send_frame(conn, ("done", result))
+
+
+def main(argv: list[str]) -> None:
+    """`python -m spark_eos_connect.runtime.task_host SOCKET WATCH_PID`."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    # A task allocates records by the hundred thousand and frees them after each batch: the
+    # default young-generation threshold (700) runs the collector thousands of times a batch.
+    gc.set_threshold(50_000, 20, 20)
+    TaskHost(Path(argv[0]), int(argv[1])).serve_forever()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,139 @@
+"""Task hosts (`runtime.task_host`): framing, where a task's host listens, a request served by
+the service it names, and errors that cross back to Spark."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pyarrow as pa
+import pytest
+
+from spark_eos_connect.plugins.loader import class_path
+from spark_eos_connect.runtime.task_host import (
+    Reply,
+    TaskHost,
+    TaskHostError,
+    host_socket_path,
+    portable,
+    recv_frame,
+    send_frame,
+)
+
+
+def test_frames_carry_arrow_batches_and_results_both_ways() -> None:
+    left, right = socket.socketpair()
+    batch = pa.RecordBatch.from_pydict({"offset": list(range(100_000))})
+    with left, right:
+        sender = threading.Thread(target=send_frame, args=(left, ("rows", batch)))
+        sender.start()
+        assert recv_frame(right) == ("rows", batch)
+        sender.join()
+        send_frame(left, ("done", {"records": 100_000}))
+        assert recv_frame(right) == ("done", {"records": 100_000})
+
+
+def test_errors_that_cannot_cross_a_pipe_keep_their_text_and_trace() -> None:
+    class Local(Exception):
+        def __init__(self, a: int, b: int) -> None:
+            super().__init__(f"{a}/{b}")
+
+    kept = ValueError("plain")
+    assert portable(kept, "trace") is kept
+    converted = portable(Local(1, 2), "Traceback: here")
+    assert isinstance(converted, TaskHostError)
+    assert "Local: 1/2" in str(converted) and "Traceback: here" in str(converted)
+
+
+def test_each_task_identity_and_cluster_has_its_own_socket(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EOSCONNECT_SPOOL_DIR", str(tmp_path))
+    kafka = {"bootstrap.servers": "a:9092"}
+
+    first = host_socket_path(kafka, "sink\0connect-c\0" + "0")
+    assert first == host_socket_path(dict(kafka), "sink\0connect-c\0" + "0")
+    assert first != host_socket_path(kafka, "sink\0connect-c\0" + "1")
+    assert first != host_socket_path({"bootstrap.servers": "b:9092"}, "sink\0connect-c\0" + "0")
+    assert len(str(first)) < 108  # a Unix socket path's limit
+    if len(str(tmp_path / "hosts")) <= 80:
+        assert first.parent == tmp_path / "hosts"
+
+
+class CountingService:
+    """Counts its requests (kept between them); fails when asked to."""
+
+    closed: ClassVar[list[int]] = []
+
+    def __init__(self) -> None:
+        self.served = 0
+
+    def serve(self, request: Mapping[str, Any], reply: Reply) -> Any:
+        self.served += 1
+        if request.get("fail"):
+            raise RuntimeError(f"failed on request {self.served}")
+        reply("rows", self.served)
+        return {"served": self.served}
+
+    def close(self) -> None:
+        CountingService.closed.append(self.served)
+
+
+class OtherService(CountingService):
+    pass
+
+
+def request(host: TaskHost, service: type[Any], **fields: Any) -> list[tuple[str, Any]]:
+    """One request to `host.handle` over a socket pair; the frames sent back."""
+    worker, conn = socket.socketpair()
+    with worker:
+        frame = {
+            **fields,
+            "service": class_path(service),
+            "sys_path": list(sys.path),
+            "watch_pid": os.getpid(),
+        }
+        send_frame(worker, frame)
+        with conn:
+            host.handle(conn)
+        frames = []
+        while True:
+            kind, payload = recv_frame(worker)
+            frames.append((kind, payload))
+            if kind in ("done", "error"):
+                return frames
+
+
+def test_a_host_keeps_its_service_between_requests_and_closes_it_on_failure(
+    tmp_path: Path,
+) -> None:
+    CountingService.closed = []
+    host = TaskHost(tmp_path / "h.sock", os.getpid())
+
+    assert request(host, CountingService) == [("rows", 1), ("done", {"served": 1})]
+    assert request(host, CountingService) == [("rows", 2), ("done", {"served": 2})]
+    [(kind, error)] = request(host, CountingService, fail=True)
+
+    assert kind == "error" and isinstance(error, RuntimeError)
+    assert str(error) == "failed on request 3"
+    assert CountingService.closed == [3]
+    assert host.service is None
+    assert request(host, CountingService) == [("rows", 1), ("done", {"served": 1})]
+
+
+def test_a_request_for_another_service_closes_the_kept_one(tmp_path: Path) -> None:
+    CountingService.closed = []
+    host = TaskHost(tmp_path / "h.sock", os.getpid())
+    request(host, CountingService)
+
+    assert request(host, OtherService) == [("rows", 1), ("done", {"served": 1})]
+
+    assert CountingService.closed == [1]
+    assert type(host.service) is OtherService
+    host.close_service()
+    assert CountingService.closed == [1, 1]
