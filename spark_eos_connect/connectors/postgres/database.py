@@ -326,17 +326,42 @@ def key_categories(connection: Any, table: TableInfo) -> dict[str, str]:
     return {name: by_oid.get(oid, "") for name, oid in oids.items()}
 
 
+_PEEK_SQL: Final = """
+SELECT xid, data, end_lsn > %(after)s::pg_lsn, total
+  FROM (SELECT p.xid::text::bigint AS xid, p.data, p.n,
+               max(p.lsn) OVER (PARTITION BY p.xid::text::bigint) AS end_lsn,
+               count(*) OVER () AS total
+          FROM pg_logical_slot_peek_binary_changes(
+                 %(slot)s, NULL, %(limit)s, 'proto_version', '1', 'publication_names', %(pub)s)
+               WITH ORDINALITY AS p(lsn, xid, data, n)) AS t
+ WHERE end_lsn > %(after)s::pg_lsn OR n = 1
+ ORDER BY n
+"""
+
+
 def peek_changes(
-    connection: Any, slot: str, publication: str, max_rows: int
-) -> list[tuple[int, bytes]]:
-    """Up to about `max_rows` pgoutput messages (whole transactions) from the slot's confirmed
-    position, without consuming them: `(xid, message)` pairs."""
-    rows = connection.execute(
-        "SELECT xid::text::bigint, data FROM pg_logical_slot_peek_binary_changes("
-        "%s, NULL, %s, 'proto_version', '1', 'publication_names', %s)",
-        (slot, max_rows, publication),
-    ).fetchall()
-    return [(int(xid), bytes(data)) for xid, data in rows]
+    connection: Any, slot: str, publication: str, max_rows: int, after_lsn: int = 0
+) -> tuple[list[tuple[int, bytes]], int]:
+    """The pgoutput messages (`(xid, message)` pairs, whole transactions) of the transactions
+    that end after `after_lsn`, among the first `max_rows` or so the slot decodes from its
+    confirmed position, without consuming them; and how many messages it decoded.
+
+    The server still decodes from the slot's position, but what an earlier read of this task
+    already has (transactions ending at or before `after_lsn`) is neither sent nor parsed
+    again. A transaction's messages carry the LSNs of its changes, which can lie before the
+    end of a transaction committed earlier: it is kept or left out whole, by its largest LSN
+    (that of its commit, the end LSN)."""
+    from spark_eos_connect.connectors.postgres.pgoutput import format_lsn
+
+    params = {
+        "slot": slot,
+        "limit": max_rows,
+        "pub": publication,
+        "after": format_lsn(after_lsn),
+    }
+    rows = connection.execute(_PEEK_SQL, params).fetchall()
+    total = int(rows[0][3]) if rows else 0
+    return [(int(xid), bytes(data)) for xid, data, new, _ in rows if new], total
 
 
 def flushed_lsn(connection: Any) -> int:
