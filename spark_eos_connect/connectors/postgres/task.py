@@ -301,18 +301,17 @@ class PostgresCdcSourceTask(SourceTask):
             transactions.commit_transaction(records[-1])
 
     def _poll_stream(self) -> list[SourceRecord]:
+        records: list[SourceRecord] = []
         while True:
-            records = self._records_of_buffer()
-            if records:
-                self._number(records)
-                return records
-            idle = self._nothing_in_flight()
+            records.extend(self._records_of_buffer(self._batch - len(records)))
+            if len(records) >= self._batch:
+                break
+            idle = not records and self._nothing_in_flight()
             flushed = db.flushed_lsn(self._connection) if idle else 0
             asked = self._behind + self._peek_rows
             rows, decoded = db.peek_changes(
                 self._connection, self._slot, self._publication, asked, self._cursor
             )
-            at_end = decoded < asked  # the read decoded all the WAL flushed before it
             self._behind = decoded
             if rows:
                 self._buffer, self._buffered = rows, 0
@@ -320,15 +319,17 @@ class PostgresCdcSourceTask(SourceTask):
                 assert isinstance(last, Commit), "a slot read ends with a whole transaction"
                 self._cursor = last.end_lsn
                 continue
-            if at_end:
-                if idle and not self._buffer:  # every transaction read is in Kafka
+            if decoded < asked:  # the read decoded all the WAL flushed before it
+                if idle:  # and every transaction read before is in Kafka
                     self._idle_lsn = max(self._idle_lsn, flushed)
-                if self._nothing_in_flight():
                     self._advance_past_idle()
-                return []
+                break
             if self._peek_rows >= MAX_PEEK_ROWS:
-                return []
+                break
             self._peek_rows *= 2  # the slot's position moved less than thought: read further
+        if records:
+            self._number(records)
+        return records
 
     def _nothing_in_flight(self) -> bool:
         """Whether Kafka committed every record polled so far."""
@@ -347,15 +348,15 @@ class PostgresCdcSourceTask(SourceTask):
             db.advance_slot(self._connection, self._slot, self._idle_lsn)
             self._slot_lsn = self._idle_lsn
 
-    def _records_of_buffer(self) -> list[SourceRecord]:
-        """The records of the read transactions not turned into records yet (about
-        `max.batch.size`: whole transactions), or none when every read one is done."""
+    def _records_of_buffer(self, wanted: int) -> list[SourceRecord]:
+        """The records of the next read transactions not turned into records yet: whole
+        transactions, until there are `wanted` or the buffer is done."""
         records: list[SourceRecord] = []
         begin: Begin | None = None
         changes: list[tuple[str, TableSchemas, Any]] = []
         rows = self._buffer
         at = self._buffered
-        while at < len(rows) and len(records) < self._batch:
+        while at < len(rows) and len(records) < wanted:
             message = decode(rows[at][1])
             at += 1
             if isinstance(message, Begin):
