@@ -20,8 +20,11 @@ Start-up (executor side), from the committed offset of `{"server": <topic.prefix
 The slot is read without consuming it (`pg_logical_slot_peek_binary_changes`) and advanced
 (`pg_replication_slot_advance`) only in `commit()`, after Kafka committed the transaction that
 held the last record of a database transaction; a crash anywhere re-reads from the slot and the
-offsets skip what Kafka already has. With `transaction.boundary=connector` the task ends a Kafka
-transaction after each database transaction's last record (and after each snapshot batch).
+offsets skip what Kafka already has. Each transaction is read from the slot once in a task's
+life: a cursor (the end LSN of the last transaction read) leaves out of later slot reads what the
+task already has, and a read covers a few polls (`READ_AHEAD`), kept in a buffer. With
+`transaction.boundary=connector` the task ends a Kafka transaction after each database
+transaction's last record (and after each snapshot batch).
 """
 
 from __future__ import annotations
