@@ -267,18 +267,29 @@ class JsonWriter:
         return "{" + ",".join(entries) + "}" if object_mode else "[" + ",".join(entries) + "]"
 
     def _struct(self, schema: Schema, value: Any, path: str) -> str:
-        if not isinstance(value, Struct) or value.schema != schema:
+        if not isinstance(value, Struct) or (value.schema is not schema and value.schema != schema):
             shown = value.schema if isinstance(value, Struct) else type(value).__name__
             raise DataError(
                 f"Mismatching schema for {_where(path)}: expected {schema!r}, got {shown}"
             )
         fields = (
-            _string(f.name, path)
-            + ":"
-            + self.value(f.schema, value.get_without_default(f.name), _join(path, f.name))
-            for f in schema.fields
+            _field_name(name, path) + ":" + self.value(f.schema, item, _join(path, name))
+            for f, (name, item) in zip(schema.fields, value, strict=True)
         )
         return "{" + ",".join(fields) + "}"
+
+
+_FIELD_NAMES: dict[str, str] = {}
+"""Field name -> its JSON string (the names of a few schemas, written for every record)."""
+
+
+def _field_name(name: str, path: str) -> str:
+    written = _FIELD_NAMES.get(name)
+    if written is None:
+        written = _string(name, path)
+        if len(_FIELD_NAMES) < 65536:
+            _FIELD_NAMES[name] = written
+    return written
 
 
 def _join(path: str, name: str) -> str:

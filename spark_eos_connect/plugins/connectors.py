@@ -40,6 +40,7 @@ _SHIPPED: dict[str, str] = {
     "FileStreamSink": f"{_PACKAGE}.file_stream.FileStreamSinkConnector",
     "DeltaSink": "spark_eos_connect.delta.connector.DeltaSinkConnector",
     "Generator": f"{_PACKAGE}.generator.GeneratorSourceConnector",
+    "PostgresCdcSource": f"{_PACKAGE}.postgres.PostgresCdcSourceConnector",
     "PostgresSink": f"{_PACKAGE}.postgres.sink_connector.PostgresSinkConnector",
 }
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,9 +51,19 @@ def _escape_char(ch: str) -> str:
     return ch
 
 
+_ESCAPED = re.compile('[\x00-\x1f"\\\\\ud800-\udfff\U00010000-\U0010ffff]')
+"""The characters `_escape_char` changes (or rejects); every other one is written as it is."""
+
+
+def _escape_match(match: re.Match[str]) -> str:
+    return _escape_char(match.group())
+
+
 def quote(text: str) -> str:
     """Return `text` as a JSON string literal, escaped the way Jackson escapes it."""
-    return '"' + "".join(_escape_char(ch) for ch in text) + '"'
+    if _ESCAPED.search(text) is None:
+        return '"' + text + '"'
+    return '"' + _ESCAPED.sub(_escape_match, text) + '"'
 
 
 def dumps(value: Any) -> str:

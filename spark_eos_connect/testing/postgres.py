@@ -44,11 +44,12 @@ SERVER_SETTINGS: Final[dict[str, str]] = {
     "max_wal_senders": "32",
     "max_connections": "100",
     "fsync": "off",
-    "synchronous_commit": "off",
     "full_page_writes": "off",
     "shared_buffers": "64MB",
 }
-"""`postgresql.conf` settings of every throwaway cluster (the port and socket folder are added)."""
+"""`postgresql.conf` settings of every throwaway cluster (the port and socket folder are added).
+Commits stay synchronous: logical decoding reads only flushed WAL, so with `synchronous_commit=off`
+a committed transaction could be missing from a slot read right after it."""
 
 
 def _has_tools(folder: str | Path) -> bool:

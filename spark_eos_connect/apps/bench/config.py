@@ -12,6 +12,7 @@ DELTA = "Kafka -> Delta"
 SINK = "Kafka -> file"
 READER = "Kafka -> noop"
 FIRST_RECORD = "first record"
+POSTGRES_CDC = "PostgreSQL -> Kafka"
 CONVERTERS = "converters (no Kafka)"
 POSTGRES = "rows -> PostgreSQL"
 WORKS = {
@@ -21,6 +22,7 @@ WORKS = {
     "sink": SINK,
     "reader": READER,
     "first": FIRST_RECORD,
+    "postgres-cdc": POSTGRES_CDC,
     "converters": CONVERTERS,
     "postgres": POSTGRES,
 }

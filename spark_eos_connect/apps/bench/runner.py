@@ -38,6 +38,7 @@ from spark_eos_connect.apps.bench.config import (
     JOB_FROM_NOTHING,
     LIMIT,
     POSTGRES,
+    POSTGRES_CDC,
     QUERY_ON_SESSION,
     READER,
     SINK,
@@ -386,6 +387,11 @@ def run_with_spark(run: Run, spark: Any, lines: Path | None, sink_topic: str | N
                 checkpoints / f"sink-{tasks}",
             )  # fmt: skip
             run.sink_mode(eosconnect_sink(tasks), measure)
+    if POSTGRES_CDC in c.works:
+        from spark_eos_connect.apps.bench.postgres_cdc import run_postgres_cdc
+
+        cdc = partial(run_postgres_cdc, spark, c.records, c.value_size, run.kafka)
+        run.guarded(POSTGRES_CDC, "slot alone, eosconnect exactly-once", cdc)
     if READER in c.works and sink_topic is not None:
 
         def readers() -> tuple[list[ModeResult], list[Verification]]:

@@ -54,6 +54,7 @@ def test_known_connectors_lists_short_names_with_paths() -> None:
         "FileStreamSink": "spark_eos_connect.connectors.file_stream.FileStreamSinkConnector",
         "DeltaSink": "spark_eos_connect.delta.connector.DeltaSinkConnector",
         "Generator": "spark_eos_connect.connectors.generator.GeneratorSourceConnector",
+        "PostgresCdcSource": "spark_eos_connect.connectors.postgres.PostgresCdcSourceConnector",
         "PostgresSink": (
             "spark_eos_connect.connectors.postgres.sink_connector.PostgresSinkConnector"
         ),

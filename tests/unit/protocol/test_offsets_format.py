@@ -292,3 +292,18 @@ def test_snapshot_results_are_copies() -> None:
     partition["filename"] = "changed"
     offset["position"] = 100
     assert snap.offset("c", {"filename": "a"}) == {"position": 1}
+
+
+def test_quote_escapes_each_character_as_one_at_a_time_would() -> None:
+    import random
+
+    from spark_eos_connect.protocol._json import _escape_char, quote
+
+    alphabet = [chr(c) for c in range(0x80)] + ["é", "\u2028", "\uffff", "\U0001f600", "\U0010ffff"]
+    pick = random.Random(7)
+    for _ in range(500):
+        text = "".join(pick.choice(alphabet) for _ in range(pick.randrange(12)))
+        assert quote(text) == '"' + "".join(_escape_char(ch) for ch in text) + '"'
+    assert quote("plain text") == '"plain text"'
+    with pytest.raises(ValueError, match="lone surrogate"):
+        quote("a\ud800b")

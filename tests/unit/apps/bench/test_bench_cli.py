@@ -106,3 +106,10 @@ def test_main_prints_the_table_and_writes_json_and_png_named_by_size(
     assert data["rows"][0]["records_per_s"] == 1000.0
     drawn = (tmp_path / "bench-1000.png").exists()
     assert drawn == (importlib.util.find_spec("matplotlib") is not None)
+
+
+def test_the_postgres_works_have_names_of_their_own() -> None:
+    from spark_eos_connect.apps.bench.config import POSTGRES_CDC
+
+    assert build_config(parse_args(["--only", "postgres-cdc"])).works == (POSTGRES_CDC,)
+    assert build_config(parse_args(["--only", "postgres"])).works == (POSTGRES,)

@@ -1,0 +1,252 @@
+"""Debezium's change event envelope for PostgreSQL tables, with Connect schemas.
+
+A change of table `schema.table` goes to topic `<topic.prefix>.<schema>.<table>`; its key is a
+struct of the primary key columns (`<topic>.Key`), its value the envelope `<topic>.Envelope`
+(version 2): `before` and `after` (`<topic>.Value` structs, null where there is no row), `source`
+(`io.debezium.connector.postgresql.Source`: connector, server name, database, schema, table,
+transaction id, LSN, commit time, whether it is a snapshot), `transaction` (null: transaction
+metadata is not emitted), `op` (`r` snapshot read, `c` create, `u` update, `d` delete) and the
+time the event was made (`ts_ms`, `ts_us`, `ts_ns`). A delete may be followed by a tombstone
+(the key with a null value) so that compaction can drop the row. Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from spark_eos_connect.api.data import Schema, SchemaBuilder, Struct
+from spark_eos_connect.connectors.postgres.schemas import TableInfo, column_schema, parse_value
+from spark_eos_connect.errors import DataError
+
+__all__ = [
+    "CONNECTOR_VERSION",
+    "SOURCE_SCHEMA",
+    "ChangeEvent",
+    "SourceInfo",
+    "TableSchemas",
+    "topic_name",
+]
+
+CONNECTOR_VERSION: Final = "3.6.1.Final"
+"""The Debezium release whose envelope these events follow (`source.version`)."""
+
+_SNAPSHOT_VALUES: Final = (
+    "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental"
+)
+
+SOURCE_SCHEMA: Final = (
+    SchemaBuilder.struct()
+    .name("io.debezium.connector.postgresql.Source")
+    .field("version", Schema.STRING)
+    .field("connector", Schema.STRING)
+    .field("name", Schema.STRING)
+    .field("ts_ms", Schema.INT64)
+    .field(
+        "snapshot",
+        SchemaBuilder.string()
+        .optional()
+        .name("io.debezium.data.Enum")
+        .version(1)
+        .parameter("allowed", _SNAPSHOT_VALUES)
+        .default_value("false"),
+    )
+    .field("db", Schema.STRING)
+    .field("sequence", Schema.OPTIONAL_STRING)
+    .field("ts_us", Schema.OPTIONAL_INT64)
+    .field("ts_ns", Schema.OPTIONAL_INT64)
+    .field("schema", Schema.STRING)
+    .field("table", Schema.STRING)
+    .field("txId", Schema.OPTIONAL_INT64)
+    .field("lsn", Schema.OPTIONAL_INT64)
+    .field("xmin", Schema.OPTIONAL_INT64)
+    .build()
+)
+
+TRANSACTION_SCHEMA: Final = (
+    SchemaBuilder.struct()
+    .optional()
+    .name("event.block")
+    .version(1)
+    .field("id", Schema.STRING)
+    .field("total_order", Schema.INT64)
+    .field("data_collection_order", Schema.INT64)
+    .build()
+)
+
+
+def topic_name(prefix: str, table: TableInfo) -> str:
+    """`<prefix>.<schema>.<table>`, Debezium's topic of a table."""
+    return f"{prefix}.{table.schema}.{table.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceInfo:
+    """Where a change comes from: the `source` block of its event."""
+
+    server: str
+    database: str
+    commit_ts_us: int
+    xid: int | None
+    lsn: int | None
+    snapshot: str = "false"
+    sequence: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeEvent:
+    """One change ready to be a record: topic, key, value and their schemas."""
+
+    topic: str
+    key: Struct
+    key_schema: Schema
+    value: Struct | None
+    value_schema: Schema | None
+    timestamp_ms: int
+
+
+class TableSchemas:
+    """The key, row and envelope schemas of one table under a topic prefix."""
+
+    def __init__(self, prefix: str, table: TableInfo) -> None:
+        if not table.key:
+            raise DataError(
+                f"table {table.qualified} has no primary key: its events would have no key; "
+                "add a primary key or leave the table out of table.include.list"
+            )
+        self.table = table
+        self.topic = topic_name(prefix, table)
+        columns = {column.name: column for column in table.columns}
+        missing = [name for name in table.key if name not in columns]
+        if missing:
+            raise DataError(f"table {table.qualified}: key columns {missing} are not captured")
+        self._key_columns = [
+            (columns[name], i)
+            for i, name in enumerate(c.name for c in table.columns)
+            if name in table.key
+        ]
+        self._key_columns.sort(key=lambda pair: table.key.index(pair[0].name))
+        key = SchemaBuilder.struct().name(f"{self.topic}.Key")
+        for column, _ in self._key_columns:
+            key = key.field(column.name, column_schema(column))
+        self.key_schema = key.build()
+        row = SchemaBuilder.struct().optional().name(f"{self.topic}.Value")
+        for column in table.columns:
+            row = row.field(column.name, column_schema(column))
+        self.row_schema = row.build()
+        self.envelope_schema = (
+            SchemaBuilder.struct()
+            .name(f"{self.topic}.Envelope")
+            .version(2)
+            .field("before", self.row_schema)
+            .field("after", self.row_schema)
+            .field("source", SOURCE_SCHEMA)
+            .field("transaction", TRANSACTION_SCHEMA)
+            .field("op", Schema.STRING)
+            .field("ts_ms", Schema.OPTIONAL_INT64)
+            .field("ts_us", Schema.OPTIONAL_INT64)
+            .field("ts_ns", Schema.OPTIONAL_INT64)
+            .build()
+        )
+
+    def key_values(self, row: Sequence[str | None]) -> tuple[Any, ...]:
+        """The primary key of a row of text values (all columns, in table order)."""
+        return tuple(parse_value(column, row[i]) for column, i in self._key_columns)
+
+    def row(self, values: Sequence[Any]) -> Struct:
+        """A `Value` struct of a row of text values (a value may be pre-parsed)."""
+        struct = Struct(self.row_schema)
+        for column, value in zip(self.table.columns, values, strict=True):
+            struct.put(column.name, parse_value(column, value) if isinstance(value, str) else value)
+        return struct
+
+    def key(self, row: Struct) -> Struct:
+        """The `Key` struct of a row."""
+        struct = Struct(self.key_schema)
+        for column, _ in self._key_columns:
+            struct.put(column.name, row.get(column.name))
+        return struct
+
+    def event(
+        self,
+        op: str,
+        before: Struct | None,
+        after: Struct | None,
+        source: SourceInfo,
+        now_us: int,
+    ) -> ChangeEvent:
+        """The change event of `op` (`r`, `c`, `u`, `d`)."""
+        row = after if after is not None else before
+        if row is None:
+            raise DataError(f"a {op!r} event of {self.table.qualified} needs a row")
+        envelope = Struct(self.envelope_schema)
+        envelope.put("before", before)
+        envelope.put("after", after)
+        envelope.put("source", self._source(source))
+        envelope.put("op", op)
+        envelope.put("ts_ms", now_us // 1000)
+        envelope.put("ts_us", now_us)
+        envelope.put("ts_ns", now_us * 1000)
+        return ChangeEvent(
+            self.topic,
+            self.key(row),
+            self.key_schema,
+            envelope,
+            self.envelope_schema,
+            now_us // 1000,
+        )
+
+    def tombstone(self, deleted: ChangeEvent) -> ChangeEvent:
+        """The tombstone that follows a delete: same key, null value (and no value schema)."""
+        return ChangeEvent(
+            deleted.topic, deleted.key, self.key_schema, None, None, deleted.timestamp_ms
+        )
+
+    def _source(self, info: SourceInfo) -> Struct:
+        return _source_struct(
+            info.server,
+            info.database,
+            info.commit_ts_us,
+            info.xid,
+            info.lsn,
+            info.snapshot,
+            info.sequence,
+            self.table.schema,
+            self.table.name,
+        )
+
+
+@functools.lru_cache(maxsize=4096)
+def _source_struct(
+    server: str,
+    database: str,
+    commit_ts_us: int,
+    xid: int | None,
+    lsn: int | None,
+    snapshot: str,
+    sequence: str | None,
+    schema: str,
+    table: str,
+) -> Struct:
+    """The `source` block (shared by the events of a transaction: treat it as read-only)."""
+    return Struct(
+        SOURCE_SCHEMA,
+        {
+            "version": CONNECTOR_VERSION,
+            "connector": "postgresql",
+            "name": server,
+            "ts_ms": commit_ts_us // 1000,
+            "snapshot": snapshot,
+            "db": database,
+            "sequence": sequence,
+            "ts_us": commit_ts_us,
+            "ts_ns": commit_ts_us * 1000,
+            "schema": schema,
+            "table": table,
+            "txId": xid,
+            "lsn": lsn,
+            "xmin": None,
+        },
+    )

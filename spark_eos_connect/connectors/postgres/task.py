@@ -1,0 +1,520 @@
+"""The PostgreSQL CDC source task: an initial snapshot, then the slot's changes, exactly once.
+
+Start-up (executor side), from the committed offset of `{"server": <topic.prefix>}`:
+
+- none: nothing of this connector is in Kafka, so it starts over: an old slot of that name is
+  dropped, the slot is created with an exported snapshot (`database.create_slot_with_snapshot`)
+  and, with `snapshot.mode=initial`, every captured row is emitted from that snapshot (op `r`)
+  before the slot's changes. The exported snapshot is exactly the database as of the slot's
+  consistent point: transactions committed before it are in the snapshot and not in the slot,
+  those committed after it are in the slot and not in the snapshot. No gap, no overlap.
+- in the snapshot: the exported snapshot died with the earlier task, so the rest of the rows
+  (after the last committed key) are read from a fresh REPEATABLE READ snapshot. Rows read from
+  it already hold the changes of the transactions it saw; those changes are skipped when the
+  slot delivers them for those rows (`positions.skips_change`), and the rows read before keep
+  every change since the consistent point, which the slot still holds.
+- streaming: the slot is read from where it stands; transactions (or their first records) the
+  offset says were committed are skipped, and the slot is first advanced to the committed LSN
+  when a crash came between the Kafka commit and the slot's advance.
+
+The slot is read without consuming it (`pg_logical_slot_peek_binary_changes`) and advanced
+(`pg_replication_slot_advance`) only in `commit()`, after Kafka committed the transaction that
+held the last record of a database transaction; a crash anywhere re-reads from the slot and the
+offsets skip what Kafka already has. Each transaction is read from the slot once in a task's
+life: a cursor (the end LSN of the last transaction read) leaves out of later slot reads what the
+task already has, and a read covers a few polls (`READ_AHEAD`), kept in a buffer. With
+`transaction.boundary=connector` the task ends a Kafka transaction after each database
+transaction's last record (and after each snapshot batch).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from typing import Any, Final
+
+from spark_eos_connect.api.data import Schema, Struct
+from spark_eos_connect.api.source import RecordMetadata, SourceRecord, SourceTask
+from spark_eos_connect.connectors.postgres import config as options
+from spark_eos_connect.connectors.postgres import database as db
+from spark_eos_connect.connectors.postgres.envelope import ChangeEvent, SourceInfo, TableSchemas
+from spark_eos_connect.connectors.postgres.pgoutput import (
+    POSTGRES_EPOCH_US,
+    UNCHANGED_TOAST,
+    Begin,
+    Commit,
+    Delete,
+    Insert,
+    Relation,
+    Update,
+    decode,
+)
+from spark_eos_connect.connectors.postgres.positions import (
+    SERVER_FIELD,
+    Position,
+    SnapshotPart,
+    Visibility,
+    parse_offset,
+    skip_count,
+    skips_change,
+)
+from spark_eos_connect.connectors.postgres.schemas import ColumnInfo, TableInfo, parse_value
+
+__all__ = ["PostgresCdcSourceTask"]
+
+log = logging.getLogger(__name__)
+
+UNAVAILABLE: Final = "__debezium_unavailable_value"
+"""What Debezium puts in a text column whose TOASTed value an update did not send."""
+
+MAX_PEEK_ROWS: Final = 1 << 22
+"""The most messages one read past the cursor asks for."""
+READ_AHEAD: Final = 4
+"""Messages one slot read asks for past the cursor, in `max.batch.size`s: later polls take the
+rest from the buffer, and the slot, which decodes from its confirmed position on each read, is
+read less often while a micro-batch lasts."""
+
+
+def _now_us() -> int:
+    return time.time_ns() // 1000
+
+
+def _placeholder(schema: Schema) -> Any:
+    """A value for a required column the database did not send (Debezium fills these too)."""
+    if schema.optional:
+        return None
+    defaults: dict[str, Any] = {
+        "INT8": 0,
+        "INT16": 0,
+        "INT32": 0,
+        "INT64": 0,
+        "FLOAT32": 0.0,
+        "FLOAT64": 0.0,
+        "BOOLEAN": False,
+        "STRING": "",
+        "BYTES": b"",
+    }
+    if schema.name == "org.apache.kafka.connect.data.Decimal":
+        import decimal
+
+        return decimal.Decimal(0)
+    return defaults.get(schema.type.name)
+
+
+class PostgresCdcSourceTask(SourceTask):
+    """Emits a snapshot of the captured tables, then their changes, from one logical slot."""
+
+    def __init__(self) -> None:
+        self._connection: Any = None
+        self._snapshot_reader: Any = None
+        self._snapshot_rows: Iterator[tuple[int, tuple[str | None, ...]]] | None = None
+        self._lookahead: tuple[int, tuple[str | None, ...]] | None = None
+        self._tables: list[TableInfo] = []
+        self._schemas: dict[str, TableSchemas] = {}
+        self._index: dict[str, int] = {}
+        self._relations: dict[int, TableSchemas | None] = {}
+        self._parts: list[SnapshotPart] = []
+        self._parts_until = 0
+        self._emitted: Position | None = None
+        self._committed_offset: dict[str, Any] | None = None
+        self._polled = 0
+        """How many records were polled so far."""
+        self._committed = 0
+        """How many of the first polled records Kafka committed (commit_record)."""
+        self._numbers: dict[int, int] = {}
+        """Polled record (by identity) -> its number, until Kafka committed it."""
+        self._idle_lsn = 0
+        """The end of the last transaction after that record that gave no record at all."""
+        self._slot_lsn = 0
+        self._consistent_point = 0
+        self._peek_rows = 0
+        """Messages the next slot read asks for past the cursor."""
+        self._cursor = 0
+        """The end LSN of the last transaction read from the slot in this task's life: later
+        reads fetch only the transactions ending after it."""
+        self._behind = 0
+        """Messages the last slot read decoded (all at or before the cursor)."""
+        self._buffer: list[tuple[int, bytes]] = []
+        self._buffered = 0
+        """Read messages from `_buffer[_buffered]` on are not turned into records yet."""
+
+    # -- start-up ---------------------------------------------------------------------------
+
+    def version(self) -> str:
+        """The Debezium release whose events this task's follow."""
+        from spark_eos_connect.connectors.postgres.envelope import CONNECTOR_VERSION
+
+        return CONNECTOR_VERSION
+
+    def start(self, props: dict[str, str]) -> None:
+        """Check the database, create or check the publication and slot, plan the snapshot."""
+        config = options.CONFIG_DEF.parse(props)
+        self._settings = options.connection_settings(config)
+        self._prefix: str = config[options.TOPIC_PREFIX]
+        self._slot: str = config[options.SLOT_NAME]
+        self._publication: str = config[options.PUBLICATION_NAME]
+        self._batch: int = config[options.MAX_BATCH_SIZE]
+        self._fetch: int = config[options.SNAPSHOT_FETCH_SIZE]
+        self._tombstones: bool = config[options.TOMBSTONES_ON_DELETE]
+        self._peek_rows = READ_AHEAD * self._batch
+        self._connection = db.connect(self._settings)
+        db.check_server(self._connection)
+        self._tables = db.list_tables(self._connection, config[options.TABLE_INCLUDE_LIST])
+        self._schemas = {t.qualified: TableSchemas(self._prefix, t) for t in self._tables}
+        self._index = {t.qualified: i for i, t in enumerate(self._tables)}
+        db.ensure_publication(self._connection, self._publication, self._tables)
+        partition = {SERVER_FIELD: self._prefix}
+        committed = parse_offset(self.context.offset_storage_reader.offset(partition))
+        state = db.slot_state(self._connection, self._slot)
+        if committed is None:
+            self._start_over(state, config[options.SNAPSHOT_MODE])
+            return
+        state = db.check_slot(state, self._slot, self._settings.dbname)
+        self._emitted = committed
+        self._parts = list(committed.resumed)
+        self._parts_until = max((p.until_lsn for p in self._parts), default=0)
+        self._slot_lsn = state.confirmed_flush_lsn or 0
+        if committed.in_snapshot:
+            self._consistent_point = committed.lsn
+            self._resume_snapshot(committed)
+            return
+        target = committed.slot_lsn()
+        if target is not None and target > self._slot_lsn:
+            db.advance_slot(self._connection, self._slot, target)
+            self._slot_lsn = target
+
+    def _start_over(self, state: db.SlotState | None, mode: str) -> None:
+        if state is not None:
+            db.check_slot(state, self._slot, self._settings.dbname)
+            log.info("no committed offsets: dropping slot %s to start over", self._slot)
+            db.drop_slot(self._connection, self._slot)
+        point, reader = db.create_slot_with_snapshot(self._settings, self._slot)
+        self._consistent_point = self._slot_lsn = point
+        if mode == options.SNAPSHOT_INITIAL:
+            self._snapshot_reader = reader
+            self._snapshot_rows = self._read_snapshot(reader, 0, None)
+        else:
+            reader.close()
+
+    def _resume_snapshot(self, committed: Position) -> None:
+        visibility, until, reader = db.open_snapshot(self._settings)
+        after = committed.key
+        self._parts.append(
+            SnapshotPart(committed.table, after, Visibility.parse(visibility), until)
+        )
+        self._parts_until = max(self._parts_until, until)
+        log.info(
+            "resuming the snapshot at table %d after key %s with snapshot %s",
+            committed.table,
+            after,
+            visibility,
+        )
+        self._snapshot_reader = reader
+        self._snapshot_rows = self._read_snapshot(reader, committed.table, after)
+
+    def _read_snapshot(
+        self, reader: Any, first: int, after: tuple[Any, ...] | None
+    ) -> Iterator[tuple[int, tuple[str | None, ...]]]:
+        for index in range(first, len(self._tables)):
+            table = self._tables[index]
+            categories = db.key_categories(reader, table)
+            start = after if index == first else None
+            for row in db.read_table(reader, table, start, categories, self._fetch):
+                yield index, row
+
+    # -- polling ----------------------------------------------------------------------------
+
+    def poll(self) -> list[SourceRecord] | None:
+        """A batch of snapshot rows while the snapshot lasts, then whole database transactions
+        from the slot (about `max.batch.size` records)."""
+        if self._snapshot_rows is not None:
+            return self._poll_snapshot()
+        return self._poll_stream()
+
+    def _partition(self) -> dict[str, Any]:
+        return {SERVER_FIELD: self._prefix}
+
+    def _record(self, event: ChangeEvent, position: Position) -> SourceRecord:
+        return SourceRecord(
+            self._partition(),
+            position.offset(),
+            event.topic,
+            event.value,
+            key=event.key,
+            timestamp=event.timestamp_ms,
+            key_schema=event.key_schema,
+            value_schema=event.value_schema,
+        )
+
+    def _poll_snapshot(self) -> list[SourceRecord]:
+        assert self._snapshot_rows is not None
+        records: list[SourceRecord] = []
+        now = _now_us()
+        rows = self._snapshot_rows
+        if self._lookahead is None:
+            self._lookahead = next(rows, None)
+        while self._lookahead is not None and len(records) < self._batch:
+            index, row = self._lookahead
+            self._lookahead = next(rows, None)
+            last = self._lookahead is None
+            table = self._tables[index]
+            schemas = self._schemas[table.qualified]
+            after = schemas.row(row)
+            key_text = tuple(row[i] for i, c in enumerate(table.columns) if c.name in table.key)
+            ordered = dict(
+                zip([c.name for c in table.columns if c.name in table.key], key_text, strict=True)
+            )
+            key = tuple(ordered[name] for name in table.key)
+            source = SourceInfo(
+                self._prefix,
+                self._settings.dbname,
+                now,
+                None,
+                self._consistent_point,
+                "last" if last else "true",
+            )
+            position = Position(
+                self._consistent_point,
+                "last" if last else "true",
+                index,
+                key,
+                resumed=list(self._parts),
+            )
+            records.append(self._record(schemas.event("r", None, after, source, now), position))
+        if self._lookahead is None:
+            self._finish_snapshot()
+        if records:
+            self._number(records)
+        self._ask_commit(records[-1:] or None)
+        return records
+
+    def _finish_snapshot(self) -> None:
+        reader, self._snapshot_reader = self._snapshot_reader, None
+        self._snapshot_rows = None
+        if reader is not None:
+            reader.rollback()
+            reader.close()
+        self._emitted = Position(self._consistent_point, "last", resumed=list(self._parts))
+        log.info("snapshot done; streaming from %s", self._consistent_point)
+
+    def _ask_commit(self, records: list[SourceRecord] | None) -> None:
+        transactions = self.context.transaction_context
+        if transactions is not None and records:
+            transactions.commit_transaction(records[-1])
+
+    def _poll_stream(self) -> list[SourceRecord]:
+        records: list[SourceRecord] = []
+        while True:
+            records.extend(self._records_of_buffer(self._batch - len(records)))
+            if len(records) >= self._batch:
+                break
+            idle = not records and self._nothing_in_flight()
+            flushed = db.flushed_lsn(self._connection) if idle else 0
+            asked = self._behind + self._peek_rows
+            rows, decoded = db.peek_changes(
+                self._connection, self._slot, self._publication, asked, self._cursor
+            )
+            self._behind = decoded
+            if rows:
+                self._buffer, self._buffered = rows, 0
+                last = decode(rows[-1][1])
+                assert isinstance(last, Commit), "a slot read ends with a whole transaction"
+                self._cursor = last.end_lsn
+                continue
+            if decoded < asked:  # the read decoded all the WAL flushed before it
+                if idle:  # and every transaction read before is in Kafka
+                    self._idle_lsn = max(self._idle_lsn, flushed)
+                    self._advance_past_idle()
+                break
+            if self._peek_rows >= MAX_PEEK_ROWS:
+                break
+            self._peek_rows *= 2  # the slot's position moved less than thought: read further
+        if records:
+            self._number(records)
+        return records
+
+    def _nothing_in_flight(self) -> bool:
+        """Whether Kafka committed every record polled so far."""
+        return self._committed == self._polled
+
+    def _number(self, records: list[SourceRecord]) -> None:
+        for record in records:
+            self._polled += 1
+            self._numbers[id(record)] = self._polled
+
+    def _advance_past_idle(self) -> None:
+        """Move the slot past transactions that gave no record (other tables, changes the
+        snapshot already held), or it would keep their WAL forever. Only called when every
+        record before them is committed: nothing of theirs can be lost."""
+        if self._idle_lsn > self._slot_lsn:
+            db.advance_slot(self._connection, self._slot, self._idle_lsn)
+            self._slot_lsn = self._idle_lsn
+
+    def _records_of_buffer(self, wanted: int) -> list[SourceRecord]:
+        """The records of the next read transactions not turned into records yet: whole
+        transactions, until there are `wanted` or the buffer is done."""
+        records: list[SourceRecord] = []
+        begin: Begin | None = None
+        changes: list[tuple[str, TableSchemas, Any]] = []
+        rows = self._buffer
+        at = self._buffered
+        while at < len(rows) and len(records) < wanted:
+            message = decode(rows[at][1])
+            at += 1
+            if isinstance(message, Begin):
+                begin, changes = message, []
+            elif isinstance(message, Relation):
+                self._relations[message.relation_id] = self._schemas.get(
+                    f"{message.namespace}.{message.name}"
+                )
+            elif isinstance(message, Insert | Update | Delete):
+                schemas = self._relations.get(message.relation_id)
+                if schemas is not None:
+                    changes.append(("", schemas, message))
+            elif isinstance(message, Commit) and begin is not None:
+                records.extend(self._transaction(begin, message, changes))
+                begin = None
+                self._buffered = at
+        if self._buffered >= len(rows):
+            self._buffer, self._buffered = [], 0
+        return records
+
+    def _transaction(
+        self, begin: Begin, commit: Commit, changes: list[tuple[str, TableSchemas, Any]]
+    ) -> list[SourceRecord]:
+        skip = skip_count(self._emitted, commit.end_lsn)
+        if skip is None:
+            return []
+        commit_us = begin.commit_ts_us + POSTGRES_EPOCH_US
+        source = SourceInfo(
+            self._prefix, self._settings.dbname, commit_us, begin.xid, commit.commit_lsn
+        )
+        now = _now_us()
+        events: list[ChangeEvent] = []
+        for _, schemas, change in changes:
+            if self._parts and commit.commit_lsn < self._parts_until:
+                table = schemas.table
+                values = change.old if isinstance(change, Delete) else change.new
+                key = self._key_text(table, values)
+                if skips_change(
+                    self._parts,
+                    self._index[table.qualified],
+                    key,
+                    begin.xid,
+                    commit.commit_lsn,
+                    self._sortable,
+                ):
+                    continue
+            events.extend(self._events(schemas, change, source, now))
+        total = len(events)
+        resumed = list(self._parts) if commit.end_lsn < self._parts_until else []
+        records = [
+            self._record(
+                event,
+                Position(
+                    commit.end_lsn,
+                    xid=begin.xid,
+                    records=n + 1,
+                    complete=n + 1 == total,
+                    resumed=resumed,
+                ),
+            )
+            for n, event in enumerate(events)
+        ][skip:]
+        if records:
+            self._emitted = parse_offset(records[-1].source_offset)
+            self._idle_lsn = 0
+        else:
+            self._emitted = Position(commit.end_lsn, xid=begin.xid, records=total, complete=True)
+            if total == 0:
+                self._idle_lsn = commit.end_lsn
+        self._ask_commit(records)
+        return records
+
+    @staticmethod
+    def _key_text(table: TableInfo, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        by_name = {c.name: values[i] for i, c in enumerate(table.columns)}
+        return tuple(by_name[name] for name in table.key)
+
+    def _sortable(self, index: int, key: tuple[Any, ...]) -> tuple[Any, ...]:
+        table = self._tables[index]
+        columns = {c.name: c for c in table.columns}
+        return tuple(
+            parse_value(columns[name], None if text is None else str(text))
+            for name, text in zip(table.key, key, strict=True)
+        )
+
+    def _row(self, schemas: TableSchemas, values: tuple[Any, ...] | None) -> Struct | None:
+        if values is None:
+            return None
+        struct = Struct(schemas.row_schema)
+        for column, value in zip(schemas.table.columns, values, strict=True):
+            struct.put(column.name, self._value(schemas, column, value))
+        return struct
+
+    @staticmethod
+    def _value(schemas: TableSchemas, column: ColumnInfo, value: Any) -> Any:
+        schema = schemas.row_schema.field(column.name)
+        assert schema is not None
+        if value is UNCHANGED_TOAST:
+            return (
+                UNAVAILABLE if schema.schema.type.name == "STRING" else _placeholder(schema.schema)
+            )
+        if value is None:
+            return _placeholder(schema.schema)
+        return parse_value(column, value)
+
+    def _events(
+        self, schemas: TableSchemas, change: Any, source: SourceInfo, now: int
+    ) -> list[ChangeEvent]:
+        if isinstance(change, Insert):
+            return [schemas.event("c", None, self._row(schemas, change.new), source, now)]
+        if isinstance(change, Update):
+            after = self._row(schemas, change.new)
+            before = self._row(schemas, change.old)
+            assert after is not None
+            if before is not None and schemas.key(before) != schemas.key(after):
+                deleted = schemas.event("d", before, None, source, now)
+                events = [deleted]
+                if self._tombstones:
+                    events.append(schemas.tombstone(deleted))
+                return [*events, schemas.event("c", None, after, source, now)]
+            return [
+                schemas.event("u", before if not change.old_is_key else None, after, source, now)
+            ]
+        before = self._row(schemas, change.old)
+        deleted = schemas.event("d", before, None, source, now)
+        return [deleted, schemas.tombstone(deleted)] if self._tombstones else [deleted]
+
+    # -- commits ----------------------------------------------------------------------------
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        """Remember the position of the latest record Kafka committed. Records are
+        acknowledged per topic partition, not in poll order: the one polled last counts."""
+        number = self._numbers.pop(id(record), 0)
+        if number > self._committed:
+            self._committed = number
+            self._committed_offset = record.source_offset
+
+    def commit(self) -> None:
+        """Advance the slot to the end of the last database transaction Kafka fully holds."""
+        committed = parse_offset(self._committed_offset)
+        target = None if committed is None else committed.slot_lsn()
+        if self._connection is None:
+            return
+        if target is not None and target > self._slot_lsn:
+            db.advance_slot(self._connection, self._slot, target)
+            self._slot_lsn = target
+        if self._nothing_in_flight() and self._snapshot_rows is None:
+            self._advance_past_idle()
+
+    def stop(self) -> None:
+        """Close the connections (the slot stays, where Kafka's offsets put it)."""
+        for connection in (self._snapshot_reader, self._connection):
+            if connection is not None:
+                try:
+                    connection.close()
+                except Exception as error:  # closing anyway
+                    log.debug("closing a PostgreSQL connection failed: %s", error)
+        self._snapshot_reader = self._connection = None

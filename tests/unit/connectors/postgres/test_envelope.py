@@ -1,0 +1,107 @@
+"""Debezium's envelope and Connect schemas for PostgreSQL rows, written by JsonConverter."""
+
+from __future__ import annotations
+
+import decimal
+import json
+
+import pytest
+
+from spark_eos_connect.connectors.postgres.envelope import SourceInfo, TableSchemas
+from spark_eos_connect.connectors.postgres.schemas import (
+    ColumnInfo,
+    TableInfo,
+    column_schema,
+    parse_value,
+)
+from spark_eos_connect.converters import make_converter
+from spark_eos_connect.errors import DataError
+
+TABLE = TableInfo(
+    "public",
+    "orders",
+    (
+        ColumnInfo("id", 20, optional=False),
+        ColumnInfo("note", 25),
+        ColumnInfo("amount", 1700, (10 << 16) + 2 + 4),
+        ColumnInfo("at", 1184),
+    ),
+    ("id",),
+)
+SOURCE = SourceInfo("shop", "sales", 1_700_000_000_123_456, 731, 26368784)
+
+
+def test_topic_key_and_envelope_follow_debeziums_names() -> None:
+    schemas = TableSchemas("shop", TABLE)
+    assert schemas.topic == "shop.public.orders"
+    assert schemas.key_schema.name == "shop.public.orders.Key"
+    assert [f.name for f in schemas.key_schema.fields] == ["id"]
+    envelope = schemas.envelope_schema
+    assert (envelope.name, envelope.version) == ("shop.public.orders.Envelope", 2)
+    assert [f.name for f in envelope.fields] == [
+        "before",
+        "after",
+        "source",
+        "transaction",
+        "op",
+        "ts_ms",
+        "ts_us",
+        "ts_ns",
+    ]
+    assert envelope.field("after").schema.name == "shop.public.orders.Value"  # type: ignore[union-attr]
+
+
+def test_an_insert_event_as_jsonconverter_writes_it() -> None:
+    schemas = TableSchemas("shop", TABLE)
+    after = schemas.row(("7", "hi", "12.50", "2024-01-02 03:04:05.25+00"))
+    event = schemas.event("c", None, after, SOURCE, now_us=1_700_000_001_000_000)
+    converter = make_converter("JsonConverter", {"schemas.enable": "false"}, is_key=False)
+    value = json.loads(converter.from_connect_data(event.topic, event.value_schema, event.value))
+    assert value["op"] == "c" and value["before"] is None
+    assert value["after"]["id"] == 7 and value["after"]["note"] == "hi"
+    assert value["after"]["at"] == "2024-01-02T03:04:05.25Z"
+    assert value["source"]["txId"] == 731 and value["source"]["lsn"] == 26368784
+    assert value["source"]["ts_ms"] == 1_700_000_000_123
+    assert value["source"]["connector"] == "postgresql" and value["source"]["db"] == "sales"
+    assert value["ts_ms"] == 1_700_000_001_000
+    key_converter = make_converter("JsonConverter", {"schemas.enable": "false"}, is_key=True)
+    assert json.loads(
+        key_converter.from_connect_data(event.topic, event.key_schema, event.key)
+    ) == {"id": 7}
+
+
+def test_a_delete_tombstone_keeps_the_key_and_has_no_value() -> None:
+    schemas = TableSchemas("shop", TABLE)
+    before = schemas.row(("7", None, None, None))
+    deleted = schemas.event("d", before, None, SOURCE, now_us=1)
+    tombstone = schemas.tombstone(deleted)
+    assert tombstone.value is None and tombstone.key == deleted.key
+    assert deleted.value is not None and deleted.value.get("op") == "d"
+
+
+def test_a_table_without_a_primary_key_is_refused() -> None:
+    keyless = TableInfo("public", "logs", (ColumnInfo("line", 25),), ())
+    with pytest.raises(DataError, match=r"public\.logs has no primary key"):
+        TableSchemas("shop", keyless)
+
+
+@pytest.mark.parametrize(
+    ("oid", "modifier", "text", "expected"),
+    [
+        (16, -1, "t", True),
+        (21, -1, "-3", -3),
+        (1700, (10 << 16) + 2 + 4, "1.50", decimal.Decimal("1.50")),
+        (1700, -1, "1e400", "1e400"),
+        (1082, -1, "1970-01-03", 2),
+        (1114, -1, "1970-01-01 00:00:01.5", 1_500_000),
+        (1083, -1, "00:00:02", 2_000_000),
+        (17, -1, "\\x00ff", b"\x00\xff"),
+        (2950, -1, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"),
+    ],
+)
+def test_text_values_become_connect_values(
+    oid: int, modifier: int, text: str, expected: object
+) -> None:
+    column = ColumnInfo("c", oid, modifier)
+    assert parse_value(column, text) == expected
+    column_schema(column).validate(parse_value(column, text))

@@ -1,0 +1,50 @@
+"""PostgresCdcSource on the driver: its short name, options, task split and offset checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from spark_eos_connect.api.source import ConnectorTransactionBoundaries, ExactlyOnceSupport
+from spark_eos_connect.connectors.postgres import PostgresCdcSourceConnector
+from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.plugins.connectors import resolve_connector_class
+
+PROPS = {
+    "database.hostname": "localhost",
+    "database.user": "cdc",
+    "database.password": "secret",
+    "database.dbname": "shop",
+    "topic.prefix": "shop",
+}
+
+
+def test_the_short_name_resolves() -> None:
+    assert resolve_connector_class("PostgresCdcSource") is PostgresCdcSourceConnector
+
+
+def test_one_task_exactly_once_and_connector_defined_transactions() -> None:
+    connector = PostgresCdcSourceConnector()
+    connector.start(PROPS)
+    assert connector.task_configs(4) == [PROPS]
+    assert connector.exactly_once_support(PROPS) is ExactlyOnceSupport.SUPPORTED
+    assert (
+        connector.can_define_transaction_boundaries(PROPS)
+        is ConnectorTransactionBoundaries.SUPPORTED
+    )
+
+
+def test_missing_options_and_unknown_snapshot_modes_are_named() -> None:
+    with pytest.raises(ConfigError, match=r"topic\.prefix"):
+        PostgresCdcSourceConnector().start({k: v for k, v in PROPS.items() if k != "topic.prefix"})
+    with pytest.raises(ConfigError, match=r"snapshot\.mode"):
+        PostgresCdcSourceConnector().start({**PROPS, "snapshot.mode": "always"})
+
+
+def test_offsets_are_checked_before_they_are_altered() -> None:
+    connector = PostgresCdcSourceConnector()
+    good = {"lsn": 100, "txId": 5, "record": 1, "complete": True}
+    assert connector.alter_offsets(PROPS, [({"server": "shop"}, good), ({"server": "shop"}, None)])
+    with pytest.raises(ConfigError, match="partitions look like"):
+        connector.alter_offsets(PROPS, [({"server": "other"}, good)])
+    with pytest.raises(ConfigError, match="not an offset of PostgresCdcSource"):
+        connector.alter_offsets(PROPS, [({"server": "shop"}, {"position": 1})])
