@@ -23,7 +23,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from spark_eos_connect.errors import EosConnectError
@@ -151,6 +151,43 @@ def claim(
         owner.age_s(now_ms()),
         LIVENESS_S,
     )
+
+
+def stale_note(record: StatusRecord, written_at_ms: int | None, now_ms: int) -> str | None:
+    """Why a RUNNING or PAUSED connector status no longer holds: its driver stopped re-writing
+    it `LIVENESS_S` ago; None while it holds (or its age is unknown)."""
+    if record.state not in OWNING_STATES or written_at_ms is None:
+        return None
+    owner = Owner(record.worker_id, record.state, written_at_ms)
+    if not owner.lapsed(now_ms):
+        return None
+    return (
+        f"No heartbeat from driver {record.worker_id} for {owner.age_s(now_ms):.0f} s (a driver "
+        f"re-writes its {record.state.value} status every {HEARTBEAT_S:g} s; liveness bound "
+        f"{LIVENESS_S:g} s): its query is not running. Its last status was {record.state.value}."
+    )
+
+
+def as_seen_now(
+    connector: StatusRecord | None,
+    written_at_ms: int | None,
+    tasks: Mapping[int, StatusRecord],
+    now_ms: int,
+) -> tuple[StatusRecord | None, dict[int, StatusRecord]]:
+    """The connector's and its tasks' statuses as status views show them: when the driver
+    that ran the connector stopped heartbeating (`stale_note`), the connector and its RUNNING
+    or PAUSED tasks are UNASSIGNED, the last driver kept as `worker_id` and the note as
+    `trace`, as Connect shows work no live worker runs."""
+    note = None if connector is None else stale_note(connector, written_at_ms, now_ms)
+    if connector is None or note is None:
+        return connector, dict(tasks)
+
+    def unassigned(record: StatusRecord) -> StatusRecord:
+        if record.state not in OWNING_STATES:
+            return record
+        return StatusRecord(StatusState.UNASSIGNED, record.worker_id, record.generation, note)
+
+    return unassigned(connector), {task: unassigned(r) for task, r in tasks.items()}
 
 
 def pid_alive(pid: int) -> bool:
