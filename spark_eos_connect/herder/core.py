@@ -386,8 +386,9 @@ class Herder:
         return props
 
     def _refuse_if_owned(self, name: str) -> None:
-        """`ConflictError` naming the query's driver if a running query owns the connector."""
-        status = self.statuses.read_to_end(self.timeout_s).connector_status(name)
+        """`ConflictError` naming the query's driver if a running query owns the connector
+        (not one whose driver stopped heartbeating: `_seen_now`)."""
+        status = self._seen_now(self.statuses.read_to_end(self.timeout_s), name)[0]
         owner = query_owner(status, self.settings.worker_id)
         if owner is not None:
             raise ConflictError(owned_config_message(name, owner))

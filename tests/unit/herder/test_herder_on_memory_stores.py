@@ -546,6 +546,8 @@ def test_a_running_connector_whose_driver_went_silent_shows_unassigned_saying_wh
     assert [task["state"] for task in status["tasks"]] == ["UNASSIGNED", "UNASSIGNED"]
     assert herder.task_status(name, 1)["state"] == "UNASSIGNED"
     assert set(status) == {"name", "connector", "tasks", "type"}  # Connect's shape
+    herder.put_config(name, {"connector.class": SOURCE, "tasks.max": "5"})  # no owner now
+    assert cluster.snapshot().connector_config(name)["tasks.max"] == "5"
 
 
 def test_a_failed_connector_stays_failed_however_old(cluster: Cluster) -> None:
