@@ -234,6 +234,10 @@ def parse_sink_lifecycle(options: Mapping[str, Any]) -> SinkLifecycleConfig | No
 # --- Kafka (driver I/O) -------------------------------------------------------------------------
 
 
+class SinkTakenOverError(EosConnectError, RuntimeError):
+    """Another driver took this query's sink connector over (`takeover=true`): it stops."""
+
+
 class SinkRegistrationError(EosConnectError, RuntimeError):
     """The sink connector could not be written to the config topic."""
 
@@ -286,6 +290,9 @@ class SinkLifecycle:
         self._checked_at = 0.0
         self._stop_seen = False
         self._reported: StatusState | None = None
+        self._epoch = 0
+        self.taken_over: str | None = None
+        """The driver that took the connector over (`takeover=true`) while this one ran it."""
         self.claim(**clock)
         if config.connector_config is not None:
             register_connector(self.configs, config.name, config.connector_config)
@@ -317,22 +324,47 @@ class SinkLifecycle:
             )
 
         liveness.claim(name, self.config.takeover, owner, **clock)
-        for task in self.statuses.read_to_end().task_statuses(name):
+        snapshot = self.statuses.read_to_end()
+        prior = snapshot.connector_status(name)
+        self._epoch = 0 if prior is None else prior.generation + 1  # above the previous owner's
+        for task in snapshot.task_statuses(name):
             self.statuses.delete_task_status(name, task)
 
+    def _generation(self, view: ConnectorView) -> int:
+        """The status records' generation: above every earlier driver's (its claim's epoch),
+        so a driver that took this one over is told from one that merely still beats."""
+        return max(view.generation, self._epoch)
+
     def beat(self) -> None:
-        """Re-write the connector's RUNNING or PAUSED status: this driver is alive."""
+        """Re-write the connector's RUNNING or PAUSED status: this driver is alive; unless a
+        driver that started later took the connector over (its status of a higher generation):
+        then this query stops at its next micro-batch (`view`)."""
         state, view = self._reported, self._view
-        if state in OWNING_STATES and view is not None:
-            self.statuses.put_connector_status(
-                self.config.name, state, worker_id(), view.generation
-            )
+        if state not in OWNING_STATES or view is None or self.taken_over is not None:
+            return
+        name, mine = self.config.name, self._generation(view)
+        latest = self.statuses.read_to_end().connector_status(name)
+        if (
+            latest is not None
+            and latest.worker_id != worker_id()
+            and latest.state in OWNING_STATES
+            and latest.generation > mine
+        ):
+            self.taken_over = latest.worker_id
+            log.warning("connector %s: driver %s took it over; stopping", name, latest.worker_id)
+            return
+        self.statuses.put_connector_status(name, state, worker_id(), mine)
 
     def view(self, force: bool = False) -> ConnectorView:
         """The connector's view, re-read at most every `STATE_CHECK_INTERVAL_S` unless forced.
 
         A STOPPED state seen here makes the next running batch start from the group's offsets.
         """
+        if self.taken_over is not None:
+            raise SinkTakenOverError(
+                f"connector {self.config.name} was taken over by driver {self.taken_over} "
+                "(takeover=true): this query stops; the other one runs the connector"
+            )
         fresh = time.monotonic() - self._checked_at < STATE_CHECK_INTERVAL_S
         if self._view is not None and fresh and not force:
             return self._view
@@ -341,7 +373,7 @@ class SinkLifecycle:
         if view.state is TargetState.STOPPED:
             self._stop_seen = True
         if view.exists:
-            self._report(RUNNING_STATES[view.state], view.generation)
+            self._report(RUNNING_STATES[view.state], self._generation(view))
         self._view = view
         return view
 
@@ -358,8 +390,8 @@ class SinkLifecycle:
         """The query stops: a running connector is no longer assigned to anyone, its running
         tasks neither; FAILED, with the failed tasks kept, when a task failed for good."""
         self._heartbeat.stop()
-        if self._reported in OWNING_STATES and self._view is not None:
-            name, generation = self.config.name, self._view.generation
+        if self._reported in OWNING_STATES and self._view is not None and not self.taken_over:
+            name, generation = self.config.name, self._generation(self._view)
             tasks = self.statuses.read_to_end().task_statuses(name)
             state, trace, failed = leaving_state(name, tasks)
             self._report(state, generation, trace)

@@ -12,7 +12,7 @@ import pytest
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime.leadership import worker_id
 from spark_eos_connect.runtime.liveness import LIVENESS_S, ConnectorInUseError
-from spark_eos_connect.sink.lifecycle import SinkLifecycle, parse_sink_lifecycle
+from spark_eos_connect.sink.lifecycle import SinkLifecycle, SinkTakenOverError, parse_sink_lifecycle
 from spark_eos_connect.storage.memory import MemoryConfigStore
 from tests.unit.source.test_coordinator_claim import OTHER, Clock, TimedStatuses
 from tests.unit.source.test_coordinator_on_twins import NAME
@@ -133,3 +133,34 @@ def test_a_task_failed_for_good_leaves_the_sink_connector_failed(statuses: Timed
     tasks = snapshot.task_statuses(NAME)
     assert tasks[1].state is StatusState.FAILED and tasks[1].trace == TRACE
     assert tasks[0].state is StatusState.UNASSIGNED
+
+
+def test_a_driver_taken_over_stops_at_its_next_batch_and_leaves_the_status_alone(
+    statuses: TimedStatuses, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import spark_eos_connect.sink.lifecycle as lifecycle_module
+
+    monkeypatch.setattr(lifecycle_module, "worker_id", lambda: "first:1")
+    first = lifecycle(statuses)
+    first.view(force=True)
+    first.beat()
+    monkeypatch.setattr(lifecycle_module, "worker_id", lambda: "second:2")
+    second = lifecycle(statuses, takeover="true")
+    second.view(force=True)
+
+    monkeypatch.setattr(lifecycle_module, "worker_id", lambda: "first:1")
+    first.beat()  # sees the newer driver's status: no beat of its own
+
+    assert first.taken_over == "second:2"
+    with pytest.raises(SinkTakenOverError, match="taken over by driver second:2"):
+        first.view(force=True)
+    first.close()
+    record = statuses.read_to_end().connector_status(NAME)
+    assert record is not None
+    assert (record.worker_id, record.state) == ("second:2", StatusState.RUNNING)
+    statuses.put_connector_status(NAME, StatusState.RUNNING, "first:1", record.generation - 1)
+    monkeypatch.setattr(lifecycle_module, "worker_id", lambda: "second:2")
+    second.beat()  # a late beat of the first driver (a lower generation) does not stop it
+    assert second.taken_over is None
+    latest = statuses.read_to_end().connector_status(NAME)
+    assert latest is not None and latest.worker_id == "second:2"
