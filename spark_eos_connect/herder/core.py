@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -42,6 +43,7 @@ from spark_eos_connect.herder.offsets_body import (
     source_offsets_body,
 )
 from spark_eos_connect.herder.ownership import (
+    is_herder,
     owned_config_message,
     query_owner,
 )
@@ -66,7 +68,8 @@ from spark_eos_connect.ports import (
 )
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.sink_groups import sink_group_id
-from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
+from spark_eos_connect.protocol.status_records import StatusRecord, StatusSnapshot, StatusState
+from spark_eos_connect.runtime.liveness import as_seen_now
 from spark_eos_connect.storage.offsets import OffsetStoreError
 from spark_eos_connect.version import __version__
 
@@ -159,6 +162,8 @@ class Herder:
         self._leader: ConfigWriter | None = None
         self._lock = threading.RLock()
         self._cluster_id: str | None = None
+        self.now_ms: Callable[[], int] = lambda: int(time.time() * 1000)
+        """The clock status views age heartbeats by (`liveness.as_seen_now`)."""
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any], timeout_s: float = 30.0) -> Herder:
@@ -255,16 +260,28 @@ class Herder:
             config = self._config(snapshot, name)
             statuses = self.statuses.read_to_end(self.timeout_s)
             stopped = snapshot.target_state(name) is TargetState.STOPPED
-            tasks = {} if stopped else statuses.task_statuses(name)
-            connector = statuses.connector_status(name)
+            connector, tasks = self._seen_now(statuses, name)
+            tasks = {} if stopped else tasks
             return connector_state(name, connector, tasks, self.plugins.kind_of(config))
+
+    def _seen_now(
+        self, statuses: StatusSnapshot, name: str
+    ) -> tuple[StatusRecord | None, dict[int, StatusRecord]]:
+        """The connector's and tasks' statuses, UNASSIGNED once their driver stopped
+        heartbeating (`liveness.as_seen_now`); a herder's own statuses as written."""
+        connector = statuses.connector_status(name)
+        tasks = statuses.task_statuses(name)
+        if connector is None or is_herder(connector.worker_id, self.settings.worker_id):
+            return connector, tasks
+        written_at = statuses.connector_written_at(name)
+        return as_seen_now(connector, written_at, tasks, self.now_ms())
 
     def task_status(self, name: str, task: int) -> dict[str, Any]:
         """One task's state; 404 for an unknown task or any task of a stopped connector."""
         with self._lock:
             snapshot = self._snapshot()
             self._config(snapshot, name)
-            record = self.statuses.read_to_end(self.timeout_s).task_status(name, task)
+            record = self._seen_now(self.statuses.read_to_end(self.timeout_s), name)[1].get(task)
             if record is None or snapshot.target_state(name) is TargetState.STOPPED:
                 raise NotFoundError(f"No status found for task {name}-{task}")
             return {"id": task, **state_entry(record)}
@@ -369,8 +386,9 @@ class Herder:
         return props
 
     def _refuse_if_owned(self, name: str) -> None:
-        """`ConflictError` naming the query's driver if a running query owns the connector."""
-        status = self.statuses.read_to_end(self.timeout_s).connector_status(name)
+        """`ConflictError` naming the query's driver if a running query owns the connector
+        (not one whose driver stopped heartbeating: `_seen_now`)."""
+        status = self._seen_now(self.statuses.read_to_end(self.timeout_s), name)[0]
         owner = query_owner(status, self.settings.worker_id)
         if owner is not None:
             raise ConflictError(owned_config_message(name, owner))

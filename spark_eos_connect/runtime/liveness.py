@@ -11,17 +11,22 @@ that record: a RUNNING or PAUSED status written by another `worker_id` (`host:pi
   once when it ran on this host and its process no longer exists; the new driver waits for
   that rather than failing, then takes over and says so.
 
-No I/O here: the coordinator reads the status topic and asks these functions.
+Both kinds of driver use this: a source query's coordinator and a sink query's lifecycle
+(`sink.lifecycle`) `claim` the connector when they start and run a `Heartbeat` while they run.
+No I/O here: the drivers read the status topic and pass `claim` a function that does.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import socket
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
 
 HEARTBEAT_S = 5.0
@@ -31,6 +36,10 @@ LIVENESS_S = 15.0
 OWNING_STATES = (StatusState.RUNNING, StatusState.PAUSED)
 
 log = logging.getLogger(__name__)
+
+
+class ConnectorInUseError(EosConnectError, RuntimeError):
+    """Another driver, alive, runs the connector: starting it here would fence that query."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +81,113 @@ def still_there(owner: Owner, latest: Owner | None) -> bool:
         and latest.written_at_ms is not None
         and (owner.written_at_ms is None or latest.written_at_ms > owner.written_at_ms)
     )
+
+
+def in_use_error(name: str, owner: Owner, now_ms: int) -> ConnectorInUseError:
+    """The refusal naming the driver that runs connector `name`."""
+    return ConnectorInUseError(
+        f"connector {name} is {owner.state.value} on another driver, "
+        f"{owner.worker_id}, which is alive (status written {owner.age_s(now_ms):.0f} s "
+        "ago): starting it here would fence that query. Stop that query, use another "
+        "name, or set option takeover=true to take the connector over"
+    )
+
+
+def claim(
+    name: str,
+    takeover: bool,
+    read_owner: Callable[[], Owner | None],
+    now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
+    sleep: Callable[[float], None] = time.sleep,
+    alive: Callable[[int], bool] | None = None,
+) -> None:
+    """Make sure no other driver that is alive runs connector `name`.
+
+    `read_owner` reads the status topic again and returns `other_owner`'s answer. Refuses with
+    `ConnectorInUseError` while the owner is alive, unless `takeover`; waits for a silent
+    owner's liveness to lapse (at most `LIVENESS_S` after its last heartbeat), or not at all
+    when it ran on this host and its process is gone; says when it took over.
+    """
+    owner = read_owner()
+    if owner is None:
+        return
+    if takeover:
+        log.warning(
+            "connector %s: taking it over from driver %s, which runs it (takeover=true); "
+            "that driver's query is fenced and stops",
+            name,
+            owner.worker_id,
+        )
+        return
+    if process_gone(owner.worker_id, socket.gethostname(), alive or pid_alive):
+        log.warning(
+            "connector %s: took over from driver %s, whose process is gone",
+            name,
+            owner.worker_id,
+        )
+        return
+    if owner.written_at_ms is None:
+        raise in_use_error(name, owner, now_ms())
+    log.warning(
+        "connector %s: driver %s ran it %.0f s ago; waiting up to %.0f s for a sign of "
+        "life before taking it over",
+        name,
+        owner.worker_id,
+        owner.age_s(now_ms()),
+        LIVENESS_S - owner.age_s(now_ms()),
+    )
+    while not owner.lapsed(now_ms()):
+        sleep(0.5)
+        latest = read_owner()
+        if latest is None:
+            return  # it left, reporting it
+        if still_there(owner, latest):
+            raise in_use_error(name, latest, now_ms())
+        owner = latest if latest.worker_id != owner.worker_id else owner
+    log.warning(
+        "connector %s: took over from driver %s, silent for %.0f s (liveness bound %g s)",
+        name,
+        owner.worker_id,
+        owner.age_s(now_ms()),
+        LIVENESS_S,
+    )
+
+
+def stale_note(record: StatusRecord, written_at_ms: int | None, now_ms: int) -> str | None:
+    """Why a RUNNING or PAUSED connector status no longer holds: its driver stopped re-writing
+    it `LIVENESS_S` ago; None while it holds (or its age is unknown)."""
+    if record.state not in OWNING_STATES or written_at_ms is None:
+        return None
+    owner = Owner(record.worker_id, record.state, written_at_ms)
+    if not owner.lapsed(now_ms):
+        return None
+    return (
+        f"No heartbeat from driver {record.worker_id} for {owner.age_s(now_ms):.0f} s (a driver "
+        f"re-writes its {record.state.value} status every {HEARTBEAT_S:g} s; liveness bound "
+        f"{LIVENESS_S:g} s): its query is not running. Its last status was {record.state.value}."
+    )
+
+
+def as_seen_now(
+    connector: StatusRecord | None,
+    written_at_ms: int | None,
+    tasks: Mapping[int, StatusRecord],
+    now_ms: int,
+) -> tuple[StatusRecord | None, dict[int, StatusRecord]]:
+    """The connector's and its tasks' statuses as status views show them: when the driver
+    that ran the connector stopped heartbeating (`stale_note`), the connector and its RUNNING
+    or PAUSED tasks are UNASSIGNED, the last driver kept as `worker_id` and the note as
+    `trace`, as Connect shows work no live worker runs."""
+    note = None if connector is None else stale_note(connector, written_at_ms, now_ms)
+    if connector is None or note is None:
+        return connector, dict(tasks)
+
+    def unassigned(record: StatusRecord) -> StatusRecord:
+        if record.state not in OWNING_STATES:
+            return record
+        return StatusRecord(StatusState.UNASSIGNED, record.worker_id, record.generation, note)
+
+    return unassigned(connector), {task: unassigned(r) for task, r in tasks.items()}
 
 
 def pid_alive(pid: int) -> bool:

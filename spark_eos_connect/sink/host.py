@@ -4,7 +4,8 @@
 `KafkaSinkInput`: a range consumer kept for the task's life (`kafka.range_reader.RangeReader`)
 and the consumer group's committed offsets. So a sink's records go from Kafka to the task
 without crossing Spark's JVM; Spark carries only each task's ranges and its result. A task
-that fails is closed and dropped (the host closes its service), as is one whose plan or
+that fails reports FAILED with its trace in the status topic (RUNNING when one starts) and is
+closed and dropped (the host closes its service), as is one whose plan or
 generation changed; the host closes it too when no micro-batch came for `HOST_IDLE_S` (the
 query stopped, or the connector is paused or stopped) or its executor is gone.
 """
@@ -13,16 +14,19 @@ from __future__ import annotations
 
 import logging
 import time
+import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from spark_eos_connect.kafka.range_reader import OffsetRange, RangeReader
 from spark_eos_connect.kafka.topic_offsets import TopicOffsets
+from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime import task_host
 from spark_eos_connect.runtime.task_host import Reply
 from spark_eos_connect.sink.live_task import TP, LiveSinkTask, SinkBatch, SinkTaskResult
 from spark_eos_connect.sink.plan import SinkTaskPlan
 from spark_eos_connect.sink.rows import RecordChunk
+from spark_eos_connect.sink.task_status import report_sink_task_status
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +106,13 @@ class SinkTaskService:
             )
             self.live = LiveSinkTask(plan, batch, source)
         began = time.monotonic()
-        result = self.live.run_batch(batch)
+        try:
+            result = self.live.run_batch(batch)
+        except BaseException:
+            report_sink_task_status(plan, batch.task, StatusState.FAILED, traceback.format_exc())
+            raise
+        if result.started:
+            report_sink_task_status(plan, batch.task, StatusState.RUNNING)
         log.info(
             "batch %s: task %d put %d records in %.3f s (%s task)",
             batch.batch_id,

@@ -16,6 +16,12 @@ up to two reserved keys (a topic name cannot contain `$`):
   the stream last started from the group's offsets. Stopping a connector writes a new commit (an
   empty task set), so a different offset means a stop this stream has not caught up with, also
   one that happened while the query was not running.
+
+The driver owns the connector as a source driver does (`runtime.liveness`): it refuses to start
+while another live driver runs it, unless `takeover=true`, takes a silent one over once its
+liveness lapses, and re-writes its RUNNING or PAUSED status every `HEARTBEAT_S` while it runs.
+When the query ends it reports the connector UNASSIGNED, or FAILED when a task failed for good
+(`runtime.leaving`; the tasks report themselves through `sink.task_status`).
 """
 
 from __future__ import annotations
@@ -27,8 +33,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.ports import ConfigStore, StatusStore
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusState
+from spark_eos_connect.runtime import liveness
 from spark_eos_connect.runtime.config.config_references import ConfigProviders, is_provider_option
 from spark_eos_connect.runtime.config.framework_config import (
     WORKER_CONFIG,
@@ -36,22 +44,20 @@ from spark_eos_connect.runtime.config.framework_config import (
     split_options,
 )
 from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.leaving import leaving_state
 from spark_eos_connect.runtime.lifecycle.connector_lifecycle import (
     RUNNING_STATES,
     STATE_CHECK_INTERVAL_S,
 )
 from spark_eos_connect.runtime.lifecycle.leadership import LEADER_ATTEMPTS, worker_id
+from spark_eos_connect.runtime.liveness import HEARTBEAT_S, OWNING_STATES, Heartbeat, other_owner
 from spark_eos_connect.sink.kafka_input import (
     READER_CONFIG,
     TP,
     offsets_from_json,
     offsets_to_json,
 )
-from spark_eos_connect.storage.config_store import (
-    KafkaConfigStore,
-    LeaderFencedError,
-    config_store_for,
-)
+from spark_eos_connect.storage.config_store import LeaderFencedError, config_store_for
 from spark_eos_connect.storage.status_store import KafkaStatusStore
 
 log = logging.getLogger(__name__)
@@ -61,8 +67,12 @@ START_KEY = "$start"
 TASKS_COMMIT_KEY = "$tasksCommit"
 
 CONNECTOR_OPTIONS_OF_THE_READER = ("name", "topics", "topics.regex")
-READER_ONLY_OPTIONS = frozenset(READER_CONFIG.names()) - set(CONNECTOR_OPTIONS_OF_THE_READER)
-"""Spark reader options that are not part of the connector's config (`startingOffsets` ...)."""
+TAKEOVER = "takeover"
+READER_ONLY_OPTIONS = (frozenset(READER_CONFIG.names()) - set(CONNECTOR_OPTIONS_OF_THE_READER)) | {
+    TAKEOVER
+}
+"""Spark reader options that are not part of the connector's config (`startingOffsets` ...,
+and `takeover`, which is about this run)."""
 
 
 # --- Spark's offsets (pure) ---------------------------------------------------------------------
@@ -183,6 +193,8 @@ class SinkLifecycleConfig:
     """The config to register; None without `connector.class` (nothing is registered)."""
     providers: ConfigProviders = field(default_factory=ConfigProviders)
     """Resolve `kafka` with these (the config is registered with references unresolved)."""
+    takeover: bool = False
+    """Take the connector over from another driver that is alive (option `takeover`)."""
 
 
 def connector_config(options: Mapping[str, Any]) -> dict[str, str]:
@@ -219,22 +231,28 @@ def parse_sink_lifecycle(options: Mapping[str, Any]) -> SinkLifecycleConfig | No
         connector_config=config,
         providers=ConfigProviders.from_options(rest),
         topics=InternalTopicSettings.from_values(worker, given),
+        takeover=str(rest.get(TAKEOVER, "false")).strip().lower() == "true",
     )
 
 
 # --- Kafka (driver I/O) -------------------------------------------------------------------------
 
 
+class SinkTakenOverError(EosConnectError, RuntimeError):
+    """Another driver took this query's sink connector over (`takeover=true`): it stops."""
+
+
 class SinkRegistrationError(EosConnectError, RuntimeError):
     """The sink connector could not be written to the config topic."""
 
 
-def register_connector(store: KafkaConfigStore, name: str, config: Mapping[str, str]) -> bool:
+def register_connector(store: ConfigStore, name: str, config: Mapping[str, str]) -> bool:
     """Write `connector-<name>` unless the connector exists; returns whether it was written.
 
     The leader is claimed before the final check, so a connector created meanwhile (e.g.
     through the REST API) is seen and kept; a newer leader fencing this one means re-checking.
     """
+    topic = getattr(store, "topic", "config.storage.topic")
     if store.read_to_end().contains(name):
         return False
     for attempt in range(1, LEADER_ATTEMPTS + 1):
@@ -243,14 +261,14 @@ def register_connector(store: KafkaConfigStore, name: str, config: Mapping[str, 
             if store.read_to_end().contains(name):
                 return False
             leader.put_connector_config(name, dict(config))
-            log.info("registered sink connector %s in config topic %s", name, store.topic)
+            log.info("registered sink connector %s in config topic %s", name, topic)
             return True
         except LeaderFencedError as error:
             log.warning("registering %s: leader fenced (attempt %d): %s", name, attempt, error)
         finally:
             leader.close()
     raise SinkRegistrationError(
-        f"could not register sink connector {name} in config topic {store.topic} "
+        f"could not register sink connector {name} in config topic {topic} "
         f"(config.storage.topic): other leaders kept fencing this driver ({LEADER_ATTEMPTS} "
         "attempts)"
     )
@@ -259,31 +277,98 @@ def register_connector(store: KafkaConfigStore, name: str, config: Mapping[str, 
 class SinkLifecycle:
     """Driver: the sink connector behind one Kafka stream, read from the config topic."""
 
-    def __init__(self, config: SinkLifecycleConfig) -> None:
+    def __init__(
+        self,
+        config: SinkLifecycleConfig,
+        stores: tuple[ConfigStore, StatusStore] | None = None,
+        heartbeat_s: float = HEARTBEAT_S,
+        **clock: Any,
+    ) -> None:
+        """`stores`: the config and status stores (default: the Kafka topics of `config`);
+        `clock`: `liveness.claim`'s `now_ms`, `sleep` and `alive` (tests)."""
         self.config = config
-        kafka = config.providers.resolve(config.kafka, prefix="kafka.")
         if config.connector_config is not None:  # a bad reference fails before the write
             config.providers.resolve(config.connector_config)
-        topics = config.topics
-        self.configs = config_store_for(
-            kafka, config.config_topic, config.group_id, topics.config_replication
-        )
-        self.statuses = KafkaStatusStore(kafka, config.status_topic)
-        self.statuses.ensure_topic(
-            topics.status_partitions, replication_factor=topics.status_replication
-        )
-        if config.connector_config is not None:
-            register_connector(self.configs, config.name, config.connector_config)
+        self.configs, self.statuses = stores or self._kafka_stores(config)
         self._view: ConnectorView | None = None
         self._checked_at = 0.0
         self._stop_seen = False
         self._reported: StatusState | None = None
+        self._epoch = 0
+        self.taken_over: str | None = None
+        """The driver that took the connector over (`takeover=true`) while this one ran it."""
+        self.claim(**clock)
+        if config.connector_config is not None:
+            register_connector(self.configs, config.name, config.connector_config)
+        self._heartbeat = Heartbeat(self.beat, heartbeat_s).start()
+
+    @staticmethod
+    def _kafka_stores(config: SinkLifecycleConfig) -> tuple[ConfigStore, StatusStore]:
+        kafka = config.providers.resolve(config.kafka, prefix="kafka.")
+        topics = config.topics
+        configs = config_store_for(
+            kafka, config.config_topic, config.group_id, topics.config_replication
+        )
+        statuses = KafkaStatusStore(kafka, config.status_topic)
+        statuses.ensure_topic(
+            topics.status_partitions, replication_factor=topics.status_replication
+        )
+        return configs, statuses
+
+    def claim(self, **clock: Any) -> None:
+        """Refuse to start while another live driver runs the connector, unless `takeover`
+        (`liveness.claim`; `clock`: its `now_ms`, `sleep`, `alive` in tests); then clear the
+        task statuses an earlier run left (a failure is reported against this run's tasks)."""
+        name, me = self.config.name, worker_id()
+
+        def owner() -> liveness.Owner | None:
+            snapshot = self.statuses.read_to_end()
+            return other_owner(
+                snapshot.connector_status(name), snapshot.connector_written_at(name), me
+            )
+
+        liveness.claim(name, self.config.takeover, owner, **clock)
+        snapshot = self.statuses.read_to_end()
+        prior = snapshot.connector_status(name)
+        self._epoch = 0 if prior is None else prior.generation + 1  # above the previous owner's
+        for task in snapshot.task_statuses(name):
+            self.statuses.delete_task_status(name, task)
+
+    def _generation(self, view: ConnectorView) -> int:
+        """The status records' generation: above every earlier driver's (its claim's epoch),
+        so a driver that took this one over is told from one that merely still beats."""
+        return max(view.generation, self._epoch)
+
+    def beat(self) -> None:
+        """Re-write the connector's RUNNING or PAUSED status: this driver is alive; unless a
+        driver that started later took the connector over (its status of a higher generation):
+        then this query stops at its next micro-batch (`view`)."""
+        state, view = self._reported, self._view
+        if state not in OWNING_STATES or view is None or self.taken_over is not None:
+            return
+        name, mine = self.config.name, self._generation(view)
+        latest = self.statuses.read_to_end().connector_status(name)
+        if (
+            latest is not None
+            and latest.worker_id != worker_id()
+            and latest.state in OWNING_STATES
+            and latest.generation > mine
+        ):
+            self.taken_over = latest.worker_id
+            log.warning("connector %s: driver %s took it over; stopping", name, latest.worker_id)
+            return
+        self.statuses.put_connector_status(name, state, worker_id(), mine)
 
     def view(self, force: bool = False) -> ConnectorView:
         """The connector's view, re-read at most every `STATE_CHECK_INTERVAL_S` unless forced.
 
         A STOPPED state seen here makes the next running batch start from the group's offsets.
         """
+        if self.taken_over is not None:
+            raise SinkTakenOverError(
+                f"connector {self.config.name} was taken over by driver {self.taken_over} "
+                "(takeover=true): this query stops; the other one runs the connector"
+            )
         fresh = time.monotonic() - self._checked_at < STATE_CHECK_INTERVAL_S
         if self._view is not None and fresh and not force:
             return self._view
@@ -292,7 +377,7 @@ class SinkLifecycle:
         if view.state is TargetState.STOPPED:
             self._stop_seen = True
         if view.exists:
-            self._report(RUNNING_STATES[view.state], view.generation)
+            self._report(RUNNING_STATES[view.state], self._generation(view))
         self._view = view
         return view
 
@@ -306,17 +391,29 @@ class SinkLifecycle:
         self._stop_seen = False
 
     def close(self) -> None:
-        """The query stops: a running connector is no longer assigned to anyone."""
-        if self._reported is StatusState.RUNNING and self._view is not None:
-            self._report(StatusState.UNASSIGNED, self._view.generation)
+        """The query stops: a running connector is no longer assigned to anyone, its running
+        tasks neither; FAILED, with the failed tasks kept, when a task failed for good."""
+        self._heartbeat.stop()
+        if self._reported in OWNING_STATES and self._view is not None and not self.taken_over:
+            name, generation = self.config.name, self._generation(self._view)
+            tasks = self.statuses.read_to_end().task_statuses(name)
+            state, trace, failed = leaving_state(name, tasks)
+            self._report(state, generation, trace)
+            for task, record in tasks.items():
+                if task not in failed and record.state in OWNING_STATES:
+                    self.statuses.put_task_status(
+                        name, task, StatusState.UNASSIGNED, worker_id(), generation
+                    )
         self.statuses.close()
 
-    def _report(self, state: StatusState, generation: int) -> None:
+    def _report(self, state: StatusState, generation: int, trace: str | None = None) -> None:
         """Write the connector's state to the status topic once per change (failures logged)."""
         if state is self._reported:
             return
         try:
-            self.statuses.put_connector_status(self.config.name, state, worker_id(), generation)
+            self.statuses.put_connector_status(
+                self.config.name, state, worker_id(), generation, trace
+            )
         except EosConnectError as error:
             log.warning("could not report %s as %s: %s", self.config.name, state, error)
             return

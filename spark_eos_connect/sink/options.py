@@ -56,6 +56,16 @@ SINK_FRAMEWORK_CONFIG = (
         "config i (i mod their number if it returns fewer).",
     )
     .define(
+        "takeover",
+        ConfigType.BOOLEAN,
+        False,
+        None,
+        "low",
+        "Take the connector over from another driver whose query still runs it (that query "
+        "is fenced and stops). Without it such a start is refused; a driver that crashed is "
+        "taken over without it once its liveness lapses (`runtime.liveness`).",
+    )
+    .define(
         "key.converter",
         ConfigType.STRING,
         "ByteArrayConverter",

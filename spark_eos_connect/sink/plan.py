@@ -54,6 +54,8 @@ class SinkTaskPlan:
     """`transforms`, `predicates` and their `transforms.<alias>.*`/`predicates.<alias>.*`."""
     hooks: CommitHooks = NO_HOOKS
     """The driver's commit hooks (none in production; `testing.faults` in crash tests)."""
+    status_topic: str = "eosconnect-status"
+    """Where the tasks report their status (`status.storage.topic`; `sink.task_status`)."""
 
     @property
     def group_id(self) -> str:
@@ -131,4 +133,5 @@ def plan_sink(parsed: SinkOptions, connector: SinkConnector) -> SinkTaskPlan:
         converter_options=parsed.converter_options,
         transform_options=parsed.transform_options,
         hooks=commit_hooks.installed(),
+        status_topic=str(raw.get("status.storage.topic") or SinkTaskPlan.status_topic),
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import math
-import socket
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -26,9 +25,10 @@ from spark_eos_connect.plugins.connectors import resolve_connector_class
 from spark_eos_connect.plugins.loader import class_path
 from spark_eos_connect.ports import ConfigStore, ConfigWriter, StatusStore
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
-from spark_eos_connect.protocol.status_records import StatusState
-from spark_eos_connect.runtime import commit_hooks
+from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
+from spark_eos_connect.runtime import commit_hooks, liveness
 from spark_eos_connect.runtime.config.config_references import reverse_transform
+from spark_eos_connect.runtime.leaving import leaving_state
 from spark_eos_connect.runtime.lifecycle.connector_lifecycle import (
     RUNNING_STATES,
     STATE_CHECK_INTERVAL_S,
@@ -38,14 +38,14 @@ from spark_eos_connect.runtime.lifecycle.connector_lifecycle import (
 from spark_eos_connect.runtime.lifecycle.leadership import begin_generation, worker_id
 from spark_eos_connect.runtime.liveness import (
     HEARTBEAT_S,
-    LIVENESS_S,
     OWNING_STATES,
     Heartbeat,
     Owner,
     other_owner,
     pid_alive,
-    process_gone,
-    still_there,
+)
+from spark_eos_connect.runtime.liveness import (
+    ConnectorInUseError as ConnectorInUseError,  # raised by claim; importable from here
 )
 from spark_eos_connect.source.config import SourcePipelineConfig
 from spark_eos_connect.source.plan import SourceTaskPlan
@@ -62,10 +62,6 @@ CREDENTIALS_TIMEOUT_S = 60.0
 
 class ConnectorTakenOverError(EosConnectError, RuntimeError):
     """Another driver now leads this connector, or it was deleted: this query must stop."""
-
-
-class ConnectorInUseError(EosConnectError, RuntimeError):
-    """Another driver, alive, runs the connector: starting it here would fence that query."""
 
 
 class ConnectorFailedError(EosConnectError, RuntimeError):
@@ -275,67 +271,17 @@ class SourceCoordinator:
         sleep: Callable[[float], None] = time.sleep,
         alive: Callable[[int], bool] = pid_alive,
     ) -> None:
-        """Make sure no other driver that is alive runs the connector (`runtime.liveness`):
-        refuse with `ConnectorInUseError` when one does, unless `takeover=true`; wait for a
-        silent owner's liveness to lapse (at most `LIVENESS_S` after its last heartbeat), or
-        not at all when it ran on this host and its process is gone, and say it took over."""
-        name, me = self.config.name, worker_id()
-        owner = self._owner(me)
-        if owner is None:
-            return
-        if self.config.takeover:
-            log.warning(
-                "connector %s: taking it over from driver %s, which runs it (takeover=true); "
-                "that driver's query is fenced and stops",
-                name,
-                owner.worker_id,
-            )
-            return
-        if process_gone(owner.worker_id, socket.gethostname(), alive):
-            log.warning(
-                "connector %s: took over from driver %s, whose process is gone",
-                name,
-                owner.worker_id,
-            )
-            return
-        if owner.written_at_ms is None:
-            raise self._in_use(owner, now_ms())
-        log.warning(
-            "connector %s: driver %s ran it %.0f s ago; waiting up to %.0f s for a sign of "
-            "life before taking it over",
-            name,
-            owner.worker_id,
-            owner.age_s(now_ms()),
-            LIVENESS_S - owner.age_s(now_ms()),
-        )
-        while not owner.lapsed(now_ms()):
-            sleep(0.5)
-            latest = self._owner(me)
-            if latest is None:
-                return  # it left, reporting it
-            if still_there(owner, latest):
-                raise self._in_use(latest, now_ms())
-            owner = latest if latest.worker_id != owner.worker_id else owner
-        log.warning(
-            "connector %s: took over from driver %s, silent for %.0f s (liveness bound %g s)",
-            name,
-            owner.worker_id,
-            owner.age_s(now_ms()),
-            LIVENESS_S,
+        """Make sure no other driver that is alive runs the connector (`liveness.claim`):
+        refused with `ConnectorInUseError` while one does, unless `takeover=true`."""
+        me = worker_id()
+        liveness.claim(
+            self.config.name, self.config.takeover, lambda: self._owner(me), now_ms, sleep, alive
         )
 
     def _owner(self, me: str) -> Owner | None:
         snapshot = self.status_store.read_to_end()
         name = self.config.name
         return other_owner(snapshot.connector_status(name), snapshot.connector_written_at(name), me)
-
-    def _in_use(self, owner: Owner, now_ms: int) -> ConnectorInUseError:
-        return ConnectorInUseError(
-            f"connector {self.config.name} is {owner.state.value} on another driver, "
-            f"{owner.worker_id}, which is alive (status written {owner.age_s(now_ms):.0f} s "
-            "ago): starting it here would fence that query. Stop that query, use another "
-            "name, or set option takeover=true to take the connector over"
-        )
 
     def beat(self) -> None:
         """Re-write the connector's RUNNING or PAUSED status: this driver is alive."""
@@ -532,7 +478,9 @@ class SourceCoordinator:
     def stop(self) -> None:
         """The query stops: stop the connector, abort what its tasks left open, and report the
         connector and its tasks UNASSIGNED (a FAILED connector keeps its trace; a STOPPED one
-        stays STOPPED), as a Connect worker does when it leaves.
+        stays STOPPED), as a Connect worker does when it leaves; after a task failed for good
+        (its FAILED status the latest) the connector FAILED and that task kept FAILED
+        (`runtime.leaving`).
 
         A batch the stop interrupted may have left a task's transaction open until the
         broker's `transaction.timeout.ms`: fencing the tasks' producers aborts it now. Not when
@@ -551,8 +499,12 @@ class SourceCoordinator:
                 for task in range(self.config.tasks_max):
                     self._fence_task(task)
             if leading and self.state in (TargetState.STARTED, TargetState.PAUSED):
-                state = StatusState.FAILED if failed else StatusState.UNASSIGNED
-                self._report_leaving(state, trace if failed else None, tasks)
+                state, tasks_trace, kept = leaving_state(
+                    self.config.name, self._task_statuses(), self.generation
+                )
+                if failed:
+                    state, tasks_trace = StatusState.FAILED, trace
+                self._report_leaving(state, tasks_trace, tasks, kept)
         finally:
             if self.leader is not None:
                 self.leader.close()
@@ -561,11 +513,26 @@ class SourceCoordinator:
             if self.global_view is not None:
                 self.global_view.close()
 
-    def _report_leaving(self, state: StatusState, trace: str | None, tasks: int) -> None:
-        """The connector's last status from this driver, its `tasks` tasks UNASSIGNED."""
+    def _task_statuses(self) -> dict[int, StatusRecord]:
+        """The tasks' latest statuses (none when the status topic cannot be read)."""
+        try:
+            return self.status_store.read_to_end().task_statuses(self.config.name)
+        except EosConnectError as error:
+            log.warning(
+                "connector %s: could not read its tasks' statuses: %s", self.config.name, error
+            )
+            return {}
+
+    def _report_leaving(
+        self, state: StatusState, trace: str | None, tasks: int, failed: Mapping[int, Any]
+    ) -> None:
+        """The connector's last status from this driver; its `tasks` tasks UNASSIGNED, but for
+        the `failed` ones, which keep their FAILED status and trace."""
         name, me = self.config.name, worker_id()
         self.status_store.put_connector_status(name, state, me, self.generation, trace)
         for task in range(tasks):
+            if task in failed:
+                continue
             self.status_store.put_task_status(
                 name, task, StatusState.UNASSIGNED, me, self.generation
             )

@@ -9,6 +9,7 @@ the engine) runs the real protocol logic without a broker. Several stores may sh
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -47,13 +48,20 @@ class MemoryTopic:
         self.name = name
         self.created = False
         self._records: list[Record] = []
+        self._written_at: list[int] = []
         self._lock = threading.Lock()
 
     def append(self, records: Sequence[Record]) -> None:
-        """Commit `records` at the end of the topic."""
+        """Commit `records` at the end of the topic (each timestamped now, in ms)."""
         with self._lock:
             self.created = True
             self._records.extend(records)
+            self._written_at.extend([int(time.time() * 1000)] * len(records))
+
+    def written_at(self, position: int) -> int:
+        """The timestamp (ms) of the record at offset `position`."""
+        with self._lock:
+            return self._written_at[position]
 
     def read_from(self, position: int) -> list[Record]:
         """Every record at offset `position` or later."""
@@ -188,7 +196,8 @@ class MemoryStatusStore(StatusWrites):
         """Apply the records written since the last read; the live snapshot."""
         with self._lock:
             for key, value in self.topic.read_from(self._position):
-                self._snapshot.apply(key.decode("utf-8"), value)
+                written_at = self.topic.written_at(self._position)
+                self._snapshot.apply(key.decode("utf-8"), value, written_at)
                 self._position += 1
             return self._snapshot
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime.liveness import LIVENESS_S
 from spark_eos_connect.storage.status_store import KafkaStatusStore
@@ -98,3 +99,65 @@ def test_a_driver_silent_past_its_liveness_is_taken_over_saying_so(
     assert time.monotonic() - written >= LIVENESS_S
     status = KafkaStatusStore(kafka_config, "eosconnect-status").read_to_end()
     assert status.connector_status(name).worker_id != silent  # type: ignore[union-attr]
+
+
+def sink_args(name: str, topic: str, servers: str, out: Path, checkpoint: Path) -> list[str]:
+    return [
+        *("--name", name, "--connector-class", "FileStreamSink", "--topics", topic),
+        *("--option", f"file={out}"),
+        *("--bootstrap-servers", servers, "--checkpoint", str(checkpoint)),
+    ]
+
+
+def test_a_second_sink_job_with_a_running_connectors_name_is_refused_unless_takeover(
+    kafka_config: dict[str, Any],
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    start_job: Callable[..., Any],
+    run_job: Callable[..., Any],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    topic = topic_factory("sink-in-use")
+    name = unique_name("sink-in-use")
+    first = start_job(
+        "kafka_to_sink.py",
+        *sink_args(name, topic, bootstrap_servers, tmp_path / "a.txt", tmp_path / "a"),
+    )
+    statuses = KafkaStatusStore(kafka_config, "eosconnect-status")
+
+    def running() -> Any:
+        try:  # the job creates the status topic
+            status = statuses.read_to_end().connector_status(name)
+        except EosConnectError:
+            return None
+        return status if status is not None and status.state is StatusState.RUNNING else None
+
+    wait_for(lambda: running() is not None, 180, "the first sink job's connector RUNNING")
+    owner = running()
+
+    second = run_job(
+        "kafka_to_sink.py",
+        *sink_args(name, topic, bootstrap_servers, tmp_path / "b.txt", tmp_path / "b"),
+        "--until-idle",
+    )
+
+    assert second.returncode == 1, second.stderr[-3000:]
+    last = second.stderr.strip().splitlines()[-1]
+    assert f"ConnectorInUseError: connector {name} is RUNNING on another driver, " in last, last
+    assert owner.worker_id in last and "takeover=true" in last
+    assert first.process.poll() is None, "the first job runs on"
+
+    third = start_job(
+        "kafka_to_sink.py",
+        *sink_args(name, topic, bootstrap_servers, tmp_path / "c.txt", tmp_path / "c"),
+        *("--option", "takeover=true"),
+    )
+
+    first.process.wait(timeout=180)  # stops within a heartbeat of the takeover
+    output = first.log.read_text()
+    assert first.process.returncode == 1, output[-3000:]
+    assert f"SinkTakenOverError: connector {name} was taken over by driver " in output
+    third_output = third.stop(signal.SIGTERM, timeout_s=180)
+    assert third.process.returncode == 0, third_output[-3000:]
+    assert f"connector {name}: taking it over from driver {owner.worker_id}" in third_output

@@ -208,3 +208,37 @@ def _settled(kafka_config: dict[str, Any], topic: str) -> bool:
     except AssertionError:
         return False
     return True
+
+
+def test_a_source_job_whose_task_fails_leaves_the_connector_and_task_failed(
+    kafka_config: dict[str, Any],
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    run_job: Callable[..., Any],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    topic = topic_factory("task-fails")
+    name = unique_name("task-fails")
+
+    done = run_job(
+        "source_to_kafka.py",
+        *("--name", name, "--connector-class", "Generator", "--max-records-per-trigger", "10"),
+        *("--option", f"topic={topic}", "--option", "max.records=50"),
+        *("--bootstrap-servers", bootstrap_servers, "--checkpoint", str(tmp_path / "ck")),
+        "--until-idle",
+        fault="fail_before_commit@1",  # no marker: every attempt fails, the query with it
+    )
+
+    assert done.returncode == 1, done.stderr[-3000:]
+
+    def failed() -> bool:
+        return states(kafka_config, name) == (StatusState.FAILED, [StatusState.FAILED])
+
+    wait_for(failed, STATUS_BOUND_S, f"FAILED, task FAILED (now {states(kafka_config, name)})")
+    snapshot = KafkaStatusStore(kafka_config, "eosconnect-status").read_to_end()
+    connector, task = snapshot.connector_status(name), snapshot.task_status(name, 0)
+    assert connector is not None and connector.trace is not None
+    assert connector.trace.startswith(f"The query running connector {name} failed: task 0 ")
+    assert task is not None and task.trace is not None and "InjectedFault" in task.trace
+    assert task.trace in connector.trace

@@ -172,6 +172,48 @@ def test_failing_put_commits_nothing(
     assert group_offsets(name) == {}
 
 
+def test_failing_put_leaves_the_connector_and_the_task_failed(
+    spark: Any,
+    bootstrap_servers: str,
+    topic_factory: Callable[..., str],
+    produce: Callable[..., None],
+    run_available_now: Callable[..., Any],
+    unique_name: Callable[[str], str],
+    test_connectors: str,
+    tmp_path: Path,
+) -> None:
+    from spark_eos_connect.protocol.status_records import StatusState
+    from spark_eos_connect.storage.status_store import KafkaStatusStore
+
+    topic = topic_factory("putfails-status")
+    produce(topic, [(0, None, b"ok"), (0, None, b"boom")])
+    name = unique_name("putfails-status")
+    options = {
+        "name": name,
+        "connector.class": f"{test_connectors}.PartialCommitSinkConnector",
+        "topics": topic,
+        "log.file": str(tmp_path / "calls.jsonl"),
+        "fail.on": "boom",
+        "kafka.bootstrap.servers": bootstrap_servers,
+    }
+
+    query = run_available_now(sink_stream(spark, options), tmp_path / "ck")
+
+    assert query.exception() is not None
+    statuses = KafkaStatusStore({"bootstrap.servers": bootstrap_servers}, "eosconnect-status")
+
+    def connector_failed() -> bool:
+        record = statuses.read_to_end().connector_status(name)
+        return record is not None and record.state is StatusState.FAILED
+
+    wait_for(connector_failed, 15, f"connector {name} FAILED")
+    snapshot = statuses.read_to_end()
+    connector, task = snapshot.connector_status(name), snapshot.task_status(name, 0)
+    assert task is not None and task.state is StatusState.FAILED
+    assert task.trace is not None and "cannot store b'boom'" in task.trace
+    assert connector is not None and connector.trace is not None and task.trace in connector.trace
+
+
 def test_poison_records_go_to_the_dlq_with_context_headers(
     spark: Any,
     bootstrap_servers: str,

@@ -27,6 +27,7 @@ from spark_eos_connect.herder.entities import modified_message
 from spark_eos_connect.herder.stores import HerderStores
 from spark_eos_connect.ports import LeaderFencedError
 from spark_eos_connect.protocol.config_records import RestartRequest, TargetState
+from spark_eos_connect.runtime.liveness import LIVENESS_S
 from spark_eos_connect.storage.memory import (
     MemoryConfigStore,
     MemoryConfigTopic,
@@ -520,3 +521,43 @@ def test_a_leader_fenced_on_every_try_gives_up_with_a_409() -> None:
 def test_a_herder_needs_kafka_settings_or_stores() -> None:
     with pytest.raises(ValueError, match="Kafka client settings or its stores"):
         Herder()
+
+
+# --- a driver that stopped heartbeating (issue 40 item 2) ---------------------------------------
+
+
+def test_a_running_connector_whose_driver_went_silent_shows_unassigned_saying_why(
+    cluster: Cluster,
+) -> None:
+    herder = cluster.herder
+    name = _source(cluster)
+    cluster.run_tasks(name, 2)
+    written = herder.now_ms()
+    herder.now_ms = lambda: written + int(LIVENESS_S * 1000) - 1000  # within the bound
+
+    assert herder.status(name)["connector"] == {"state": "RUNNING", "worker_id": "driver-1"}
+    herder.now_ms = lambda: written + int(LIVENESS_S * 1000) + 1000
+
+    status = herder.status(name)
+    connector = status["connector"]
+    assert connector["state"] == "UNASSIGNED" and connector["worker_id"] == "driver-1"
+    assert connector["trace"].startswith("No heartbeat from driver driver-1 for 1")
+    assert "its query is not running. Its last status was RUNNING." in connector["trace"]
+    assert [task["state"] for task in status["tasks"]] == ["UNASSIGNED", "UNASSIGNED"]
+    assert herder.task_status(name, 1)["state"] == "UNASSIGNED"
+    assert set(status) == {"name", "connector", "tasks", "type"}  # Connect's shape
+    herder.put_config(name, {"connector.class": SOURCE, "tasks.max": "5"})  # no owner now
+    assert cluster.snapshot().connector_config(name)["tasks.max"] == "5"
+
+
+def test_a_failed_connector_stays_failed_however_old(cluster: Cluster) -> None:
+    herder = cluster.herder
+    name = _source(cluster)
+    cluster.run_tasks(name, 1, states=["FAILED"])
+    cluster.driver_statuses.put_connector_status(name, "FAILED", "driver-1", 1, "boom")
+    herder.now_ms = lambda: 10**15
+
+    status = herder.status(name)
+
+    assert status["connector"]["state"] == "FAILED" and status["connector"]["trace"] == "boom"
+    assert [task["state"] for task in status["tasks"]] == ["FAILED"]
