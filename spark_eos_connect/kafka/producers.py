@@ -80,6 +80,15 @@ def is_fenced(error: ProducerClientError) -> bool:
     )
 
 
+def is_fenced_delivery(error: Any) -> bool:
+    """Whether a delivery report's `KafkaError` says this producer was fenced by a newer one."""
+    return isinstance(error, KafkaError) and error.code() in (
+        KafkaError._FENCED,
+        KafkaError.PRODUCER_FENCED,
+        KafkaError.INVALID_PRODUCER_EPOCH,
+    )
+
+
 def txn_requires_abort(error: ProducerClientError) -> bool:
     """Whether the transaction `error` failed must be aborted (the producer stays usable)."""
     if isinstance(error, ProducerRequestError):

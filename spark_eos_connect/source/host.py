@@ -92,8 +92,9 @@ class SourceTaskService:
         started = time.monotonic()
         try:
             result = self._run(reply, kafka, plan, request["batch_id"])
-        except (ConnectionError, OSError):
-            raise  # the Spark task went away: nothing to report
+        except (ConnectionError, OSError, ProducerFencedError):
+            raise  # the Spark task went away, or the task was fenced (its driver stopped it, or
+            # a newer generation runs): not a failure of the task's own to report
         except BaseException:
             report_task_status(kafka, plan, StatusState.FAILED, traceback.format_exc())
             raise

@@ -54,6 +54,7 @@ from spark_eos_connect.kafka.producers import (
     commit_transaction,
     delivery_error_text,
     is_fenced,
+    is_fenced_delivery,
     produce,
     refused_reason,
     txn_requires_abort,
@@ -606,12 +607,20 @@ class LiveSourceTask:
         if self._errors:
             raise self._refused_deliveries()
 
-    def _refused_deliveries(self) -> DeliveryFailedError:
+    def _refused_deliveries(self) -> EosConnectError:
         """The failure of a transaction some of whose records Kafka refused: the first refusal
         names its topic and, when an ACL is missing, the operation the principal needs (later
-        errors, such as the producer's `Erroneous state`, only follow from it)."""
+        errors, such as the producer's `Erroneous state`, only follow from it). Refusals that
+        say the producer was fenced mean the task was (its driver stopped, or a newer
+        generation runs)."""
         errors, self._errors = self._errors, []
         topic, first = errors[0]
+        if is_fenced_delivery(first):
+            plan = self.plan
+            return ProducerFencedError(
+                f"task {plan.task} of connector {plan.connector} was fenced by a newer producer "
+                f"with transactional id {plan.transactional_id}; its records were not committed"
+            )
         denied = missing_acl(first, "Write", topic, self._clients)
         return DeliveryFailedError(
             f"Kafka refused {len(errors)} records of task {self.plan.task} of connector "

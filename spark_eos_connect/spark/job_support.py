@@ -380,6 +380,17 @@ class JobMain(Protocol):
     def __call__(self, argv: list[str] | None = None) -> int: ...
 
 
+def stop_active_session() -> None:
+    """Stop the job's Spark session, if one runs, so that what its shutdown prints (its Python
+    workers' broken pipes) comes before the job's last line, not after it."""
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.getActiveSession()
+    if session is not None:
+        with contextlib.suppress(Exception):
+            session.stop()
+
+
 def job_entry(main: JobMain) -> JobMain:
     """A job's `main` whose failure ends on one line naming its root cause, exit code 1: the
     project's own errors (a wrong option, an unreachable broker, a failed query) by their
@@ -391,9 +402,11 @@ def job_entry(main: JobMain) -> JobMain:
         try:
             return main(argv)
         except EosConnectError as error:
+            stop_active_session()
             print(f"{job}: {error}", file=sys.stderr, flush=True)
         except Exception as error:
             traceback.print_exc()
+            stop_active_session()
             print(f"{job}: failed: {root_cause_of(error)}", file=sys.stderr, flush=True)
         return 1
 
