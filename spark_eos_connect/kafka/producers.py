@@ -15,7 +15,7 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.clients import connected
-from spark_eos_connect.kafka.errors import kafka_error_of, missing_acl
+from spark_eos_connect.kafka.errors import is_fatal_placeholder, kafka_error_of, missing_acl
 
 PRODUCER_DEFAULTS: dict[str, Any] = {
     "linger.ms": 20,
@@ -87,6 +87,21 @@ def is_fenced_delivery(error: Any) -> bool:
         KafkaError.PRODUCER_FENCED,
         KafkaError.INVALID_PRODUCER_EPOCH,
     )
+
+
+def fatal_cause(producer: Any, error: ProducerClientError) -> ProducerClientError:
+    """What stands behind `error` when it is librdkafka's `_FATAL` placeholder (a call on a
+    producer already in a fatal state): a transactional call on that producer raises the
+    fatal error itself, e.g. `PRODUCER_FENCED` when a newer producer took its id. Any other
+    `error` is returned as it is."""
+    if isinstance(error, ProducerRequestError) or not is_fatal_placeholder(kafka_error_of(error)):
+        return error
+    try:
+        producer.abort_transaction(1.0)
+    except KafkaException as raised:
+        if not is_fatal_placeholder(kafka_error_of(raised)):
+            return raised
+    return error
 
 
 def txn_requires_abort(error: ProducerClientError) -> bool:

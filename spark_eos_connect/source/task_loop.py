@@ -53,6 +53,7 @@ from spark_eos_connect.kafka.producers import (
     ProducerFencedError,
     commit_transaction,
     delivery_error_text,
+    fatal_cause,
     is_fenced,
     is_fenced_delivery,
     produce,
@@ -684,7 +685,9 @@ class LiveSourceTask:
 
     def _refused(self, error: ProducerClientError, topic: str) -> EosConnectError:
         """The producer refused a record of `topic` at once (its metadata already says why, e.g.
-        a missing Write ACL): named like a refusal in a delivery report."""
+        a missing Write ACL): named like a refusal in a delivery report. A producer already
+        fenced refuses every record with a fatal error standing for the fencing."""
+        error = fatal_cause(self.producer, error)
         reason = refused_reason(error)
         if reason is None or is_fenced(error):
             return self._explained(error)
