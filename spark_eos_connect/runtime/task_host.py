@@ -27,12 +27,13 @@ import hashlib
 import logging
 import os
 import pickle
+import signal
 import socket
 import struct
-import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -137,18 +138,61 @@ def _connect(path: Path) -> socket.socket | None:
 
 
 def _spawn_host(path: Path, watch_pid: int) -> None:
-    """Start a detached host process (reparented, same process group) listening on `path`."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    command = [sys.executable, "-m", __name__, str(path), str(watch_pid)]
+    """Fork a host listening on `path`, detached from this worker (reparented to init) but in
+    its process group. A fork starts with every module this worker imported, which for a
+    Spark Python worker includes the service's and its connector's: no interpreter start-up
+    and no imports before the task's first micro-batch."""
     log_file = path.with_suffix(".log")
-    launcher = (
-        "import subprocess, sys\n"
-        "log = open(sys.argv[1], 'ab')\n"
-        "subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=log, stderr=log,"
-        " close_fds=True)\n"
-    )
-    subprocess.run([sys.executable, "-c", launcher, str(log_file), *command], env=env, check=True)
+    middle = os.fork()
+    if middle:
+        os.waitpid(middle, 0)  # it exits as soon as it has forked the host
+        return
+    code = 1
+    try:
+        if os.fork() == 0:
+            _serve_as_forked_host(path, watch_pid, log_file)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _serve_as_forked_host(path: Path, watch_pid: int, log_file: Path) -> None:
+    """The forked host's whole life; it never returns into the worker's code."""
+    code = 1
+    try:
+        _detach_descriptors(log_file)
+        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGCHLD):
+            signal.signal(number, signal.SIG_DFL)
+        main([str(path), str(watch_pid)])
+        code = 0
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+
+
+def _detach_descriptors(log_file: Path) -> None:
+    """Let go of the worker's files and sockets (its channel to the JVM, the spawn lock): each
+    inherited descriptor becomes /dev/null under the same number, so the worker's objects
+    still holding a number can never close one of the host's; stdout and stderr go to
+    `log_file`."""
+    null = os.open(os.devnull, os.O_RDWR)
+    log_fd = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    for name in os.listdir("/dev/fd"):  # /proc/self/fd on Linux
+        number = int(name)
+        if number > 2 and number not in (null, log_fd):
+            with contextlib.suppress(OSError):
+                os.dup2(null, number)
+    os.dup2(null, 0)
+    os.dup2(log_fd, 1)
+    os.dup2(log_fd, 2)
+    os.close(log_fd)
+    sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the process's own standard streams
+    sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
 
 
 def connect_to_host(path: Path, watch_pid: int) -> socket.socket:
@@ -258,8 +302,6 @@ class TaskHost:
 
     def handle(self, conn: socket.socket) -> None:
         """One request: find (or make) the service it names and let it serve."""
-        import traceback
-
         conn.settimeout(None)
         request = recv_frame(conn)
         for entry in request["sys_path"]:
@@ -294,13 +336,14 @@ class TaskHost:
 
 
 def main(argv: list[str]) -> None:
-    """`python -m spark_eos_connect.runtime.task_host SOCKET WATCH_PID`."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    """A host's life: `[SOCKET, WATCH_PID]` (forked by `_spawn_host`)."""
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(message)s",
+        stream=sys.stderr,
+        force=True,  # the worker's handlers (its stdout is Spark's) are not the host's
+    )
     # A task allocates records by the hundred thousand and frees them after each batch: the
     # default young-generation threshold (700) runs the collector thousands of times a batch.
     gc.set_threshold(50_000, 20, 20)
     TaskHost(Path(argv[0]), int(argv[1])).serve_forever()
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

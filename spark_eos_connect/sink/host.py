@@ -13,6 +13,7 @@ query stopped, or the connector is paused or stopped) or its executor is gone.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import traceback
 from collections.abc import Iterator, Mapping, Sequence
@@ -84,6 +85,7 @@ class SinkTaskService:
 
     def __init__(self) -> None:
         self.live: LiveSinkTask | None = None
+        self.running_report: threading.Thread | None = None
 
     def close(self) -> None:
         """Close the task: `close(partitions)`, `stop()`."""
@@ -100,19 +102,14 @@ class SinkTaskService:
                 "task %d: new query run, plan or generation; stopping the kept task", batch.task
             )
             self.close()
-        if self.live is None:
-            source = KafkaSinkInput(
-                plan.resolved_kafka(), plan.group_id, int(request["poll_timeout_ms"])
-            )
-            self.live = LiveSinkTask(plan, batch, source)
         began = time.monotonic()
         try:
-            result = self.live.run_batch(batch)
+            live = self.live or self._start(plan, batch, int(request["poll_timeout_ms"]))
+            result = live.run_batch(batch)
         except BaseException:
+            self._await_running_report()  # FAILED must be the task's last status
             report_sink_task_status(plan, batch.task, StatusState.FAILED, traceback.format_exc())
             raise
-        if result.started:
-            report_sink_task_status(plan, batch.task, StatusState.RUNNING)
         log.info(
             "batch %s: task %d put %d records in %.3f s (%s task)",
             batch.batch_id,
@@ -122,3 +119,23 @@ class SinkTaskService:
             "fresh" if result.started else "kept",
         )
         return result
+
+    def _start(self, plan: SinkTaskPlan, batch: SinkBatch, poll_timeout_ms: int) -> LiveSinkTask:
+        """A new task (`start` called), reported RUNNING while its first micro-batch runs, as
+        Connect reports a task once its `start` returned."""
+        source = KafkaSinkInput(plan.resolved_kafka(), plan.group_id, poll_timeout_ms)
+        self.live = LiveSinkTask(plan, batch, source)
+        self._await_running_report()
+        self.running_report = threading.Thread(
+            target=report_sink_task_status,
+            args=(plan, batch.task, StatusState.RUNNING),
+            name=f"sink-task-{batch.task}-status",
+            daemon=True,
+        )
+        self.running_report.start()
+        return self.live
+
+    def _await_running_report(self) -> None:
+        if self.running_report is not None:
+            self.running_report.join()
+            self.running_report = None

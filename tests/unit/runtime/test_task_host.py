@@ -3,7 +3,9 @@ the service it names, and errors that cross back to Spark."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import select
 import socket
 import sys
 import threading
@@ -15,15 +17,18 @@ import pyarrow as pa
 import pytest
 
 from spark_eos_connect.plugins.loader import class_path
+from spark_eos_connect.runtime import task_host
 from spark_eos_connect.runtime.task_host import (
     Reply,
     TaskHost,
     TaskHostError,
+    call_host,
     host_socket_path,
     portable,
     recv_frame,
     send_frame,
 )
+from spark_eos_connect.testing import wait_for
 
 
 def test_frames_carry_arrow_batches_and_results_both_ways() -> None:
@@ -137,3 +142,44 @@ def test_a_request_for_another_service_closes_the_kept_one(tmp_path: Path) -> No
     assert type(host.service) is OtherService
     host.close_service()
     assert CountingService.closed == [1, 1]
+
+
+class PidService:
+    """Answers with the host's process id."""
+
+    def serve(self, request: Mapping[str, Any], reply: Reply) -> Any:
+        return os.getpid()
+
+    def close(self) -> None:
+        pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie is gone for our purpose
+        return stat.read().split(")")[-1].split()[0] != "Z"
+
+
+def test_a_forked_host_keeps_none_of_its_workers_files_and_leaves_when_idle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EOSCONNECT_SPOOL_DIR", str(tmp_path))
+    monkeypatch.setattr(task_host, "HOST_IDLE_S", 5.0)  # the fork inherits it
+    path = host_socket_path({"bootstrap.servers": "a:9092"}, "fork-test")
+    channel_read, channel_write = os.pipe()  # stands for a worker's channel to Spark's JVM
+
+    [(_, pid)] = list(call_host(path, PidService, {}))
+    [(_, again)] = list(call_host(path, PidService, {}))
+    os.close(channel_write)
+
+    assert pid != os.getpid() and again == pid
+    ready, _, _ = select.select([channel_read], [], [], 0.5)  # the host is still up
+    assert ready and os.read(channel_read, 1) == b"", "the host kept the worker's descriptor"
+    os.close(channel_read)
+    with open(path.with_suffix(".lock"), "w") as lock:  # the spawn lock is not held
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    wait_for(lambda: not _alive(pid), 15, "the idle host to leave")
+    assert not path.exists()
