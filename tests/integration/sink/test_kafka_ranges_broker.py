@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from spark_eos_connect.kafka.range_reader import RangeReader
 from spark_eos_connect.sink.kafka_input import (
     KafkaMetadata,
     OffsetRange,
@@ -68,6 +69,47 @@ def test_one_consumer_reads_several_ranges_each_with_its_own_records(
     assert [(row["partition"], row["offset"]) for row in rows] == expected
     assert all(row["value"] == f"p{row['partition']}-{row['offset']}".encode() for row in rows)
     assert all(len(set(batch.column("partition").to_pylist())) == 1 for batch in batches)
+
+
+def test_a_kept_consumer_continues_contiguous_ranges_with_what_it_fetched_ahead(
+    kafka_config: dict[str, Any],
+    topic_factory: Callable[..., str],
+    produce: Callable[..., None],
+) -> None:
+    topic = topic_factory("continued")
+    produce(topic, [(0, None, f"c{i}".encode()) for i in range(300)])  # 0-299, marker 300
+    produce(topic, [(0, None, b"aborted")] * 5, abort=True)  # 301-305, marker 306
+    produce(topic, [(0, None, f"c{i}".encode()) for i in range(300, 400)])  # 307-406, 407
+    reader = RangeReader(kafka_config, batch_rows=16)  # 16-record polls: each range overshoots
+    # micro-batches continuing each other, ending anywhere (inside the aborted transaction,
+    # on a marker), then a rewind and a continuation of the rewind
+    ranges = [(0, 50), (50, 51), (51, 303), (303, 306), (306, 350), (350, 408), (40, 60), (60, 70)]
+
+    read = [
+        [
+            (row["offset"], row["value"])
+            for batch in reader.read(OffsetRange(topic, 0, *r))
+            for row in batch.to_pylist()
+        ]
+        for r in ranges
+    ]
+    produce(topic, [(0, None, b"later")])  # 408, marker 409: after the consumer read ahead
+    read.append(
+        [
+            (row["offset"], row["value"])
+            for batch in reader.read(OffsetRange(topic, 0, 70, 410))
+            for row in batch.to_pylist()
+        ]
+    )
+    reader.close()
+
+    def committed(start: int, end: int) -> list[tuple[int, bytes]]:
+        numbered = [(o, f"c{o}".encode()) for o in range(300)]
+        numbered += [(o, f"c{o - 7}".encode()) for o in range(307, 407)]
+        return [(o, v) for o, v in numbered if start <= o < end]
+
+    expected = [committed(*r) for r in ranges] + [[*committed(70, 410), (408, b"later")]]
+    assert read == expected
 
 
 def test_open_transactions_stay_out_of_planned_ranges(
