@@ -38,15 +38,13 @@ def test_a_fenced_producers_fatal_refusal_is_read_as_fenced(
     newer = Producer({**kafka_config, "transactional.id": transactional_id})
     newer.init_transactions(30)  # fences `older`
 
-    refusals: list[KafkaException] = []
-    wait_for(
-        lambda: (error := _refusal(older, topic)) is not None
-        and error.args[0].code() == KafkaError._FATAL
-        and not refusals.append(error),
-        30,
-        "the fenced producer refusing records with _FATAL",
-    )
-    refusal = refusals[0]
+    def fatal_refusal() -> KafkaException | None:
+        error = _refusal(older, topic)
+        return error if error is not None and error.args[0].code() == KafkaError._FATAL else None
+
+    wait_for(lambda: fatal_refusal() is not None, 30, "the fenced producer refusing with _FATAL")
+    refusal = fatal_refusal()
+    assert refusal is not None
     assert not is_fenced(refusal)  # the placeholder alone does not say why
 
     cause = fatal_cause(older, refusal)
