@@ -17,22 +17,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Any
 
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, DataSourceStreamWriter
 from pyspark.sql.types import StructType
 
 from spark_eos_connect.errors import EosConnectError
-from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.config.options import DataSourceOptions
 from spark_eos_connect.spark.worker_gc import settle_heap
 from spark_eos_connect.version import DATA_SOURCE_NAME
 
 log = logging.getLogger(__name__)
 
 
-def connector_kind(options: Mapping[str, Any]) -> str | None:
+def connector_kind(options: Mapping[str, Any] | DataSourceOptions) -> str | None:
     """`"source"`, `"sink"` or `"unknown"` for the options' `connector.class`; None if unset."""
-    name = lowered(options).get("connector.class")
+    name = DataSourceOptions.read(options).get("connector.class")
     if not name:
         return None
     from spark_eos_connect.plugins.connectors import connector_type, resolve_connector_class
@@ -40,7 +41,7 @@ def connector_kind(options: Mapping[str, Any]) -> str | None:
     return connector_type(resolve_connector_class(str(name)))
 
 
-def _kind_or_none(options: Mapping[str, Any]) -> str | None:
+def _kind_or_none(options: Mapping[str, Any] | DataSourceOptions) -> str | None:
     """`connector_kind`, or "unknown" when the class cannot be resolved (validation says why)."""
     try:
         return connector_kind(options)
@@ -62,6 +63,11 @@ class EosConnectDataSource(DataSource):
     def name(cls) -> str:
         return DATA_SOURCE_NAME
 
+    @cached_property
+    def read_options(self) -> DataSourceOptions:
+        """The options, read once (`runtime.config.options`) and handed to the source side."""
+        return DataSourceOptions.read(self.options)
+
     def schema(self) -> str:
         """Kafka records (`topics` given; a sink connector's ranges when its `connector.class`
         is given too) or a source connector's committed records; a source
@@ -73,10 +79,10 @@ class EosConnectDataSource(DataSource):
             return KAFKA_ROW_DDL if sink_tasks(self.options) is None else SINK_RANGE_DDL
         from spark_eos_connect.source.records import COMMITTED_ROW_DDL
 
-        if _kind_or_none(self.options) not in (None, "sink"):
+        if _kind_or_none(self.read_options) not in (None, "sink"):
             from spark_eos_connect.source.validation import validate_source_options
 
-            for warning in validate_source_options(self.options):
+            for warning in validate_source_options(self.read_options):
                 log.warning("%s", warning)
         return COMMITTED_ROW_DDL
 
@@ -93,15 +99,15 @@ class EosConnectDataSource(DataSource):
             return EosConnectKafkaStreamReader(self.options)
         from spark_eos_connect.spark.source_stream import EosConnectSourceStreamReader
 
-        return EosConnectSourceStreamReader(self.options)
+        return EosConnectSourceStreamReader(self.read_options)
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
         """Driver: a sink connector's tasks, or a source connector's rows into Kafka."""
         settle_heap()  # in a Python worker Spark runs again each micro-batch
-        if connector_kind(self.options) == "sink":
+        if connector_kind(self.read_options) == "sink":
             from spark_eos_connect.spark.sink_writer import EosConnectSinkStreamWriter
 
             return EosConnectSinkStreamWriter(self.options, schema)
         from spark_eos_connect.spark.source_writer import EosConnectSourceStreamWriter
 
-        return EosConnectSourceStreamWriter(self.options)
+        return EosConnectSourceStreamWriter(self.read_options)

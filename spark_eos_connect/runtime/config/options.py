@@ -1,0 +1,63 @@
+"""A data source's options, read once where the data source receives them
+(`spark.datasource`) and handed to the source and sink sides as one typed value.
+
+Reading them lower-cases the names (`option_keys.lowered`), sets the `kafka.` client settings
+apart (prefix removed, values as strings), reads the config providers `config.providers*`
+enables, and spells `transforms.*`/`predicates.*` names as their aliases are declared. Nothing
+is resolved: `${provider:path:key}` references stay in the values until a task needs them.
+The sides that take options accept raw maps too (tools and tests) and read them here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.runtime.config.config_references import ConfigProviders, is_provider_option
+from spark_eos_connect.runtime.config.connect_options import restore_alias_case
+from spark_eos_connect.runtime.config.framework_config import split_options
+from spark_eos_connect.runtime.config.option_keys import lowered
+
+
+@dataclass(frozen=True)
+class DataSourceOptions:
+    """Options as a data source received them, read once (picklable: shipped to Spark's
+    Python workers with the readers and writers holding it)."""
+
+    given: dict[str, Any] = field(default_factory=dict)
+    """Every option, names lower-cased, values as given."""
+    props: dict[str, Any] = field(default_factory=dict)
+    """The options but `kafka.*` and `config.providers*`, aliases spelt as declared."""
+    kafka: dict[str, str] = field(default_factory=dict)
+    """The Kafka client settings, `kafka.` removed (references unresolved)."""
+    providers: ConfigProviders = field(default_factory=ConfigProviders)
+    """The enabled config providers (none when `providers_error` says why they are wrong)."""
+    providers_error: ConfigError | None = None
+    """Why `config.providers*` could not be read, raised by whoever needs the providers."""
+
+    @classmethod
+    def read(cls, options: Mapping[str, Any] | DataSourceOptions) -> DataSourceOptions:
+        """`options` read (returned as they are when already read)."""
+        if isinstance(options, DataSourceOptions):
+            return options
+        given = lowered(options)
+        rest, kafka = split_options(given)
+        providers_error: ConfigError | None = None
+        try:
+            providers = ConfigProviders.from_options(rest)
+        except ConfigError as error:
+            providers, providers_error = ConfigProviders(()), error
+        props = restore_alias_case({k: v for k, v in rest.items() if not is_provider_option(k)})
+        return cls(given, props, kafka, providers, providers_error)
+
+    def checked_providers(self) -> ConfigProviders:
+        """The providers; raises `ConfigError` when `config.providers*` is wrong."""
+        if self.providers_error is not None:
+            raise self.providers_error
+        return self.providers
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The value of option `name` (lower-case), or `default`."""
+        return self.given.get(name, default)
