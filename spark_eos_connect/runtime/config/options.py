@@ -28,6 +28,8 @@ class DataSourceOptions:
 
     given: dict[str, Any] = field(default_factory=dict)
     """Every option, names lower-cased, values as given."""
+    rest: dict[str, Any] = field(default_factory=dict)
+    """The options but `kafka.*`, names lower-cased."""
     props: dict[str, Any] = field(default_factory=dict)
     """The options but `kafka.*` and `config.providers*`, aliases spelt as declared."""
     kafka: dict[str, str] = field(default_factory=dict)
@@ -50,7 +52,7 @@ class DataSourceOptions:
         except ConfigError as error:
             providers, providers_error = ConfigProviders(()), error
         props = restore_alias_case({k: v for k, v in rest.items() if not is_provider_option(k)})
-        return cls(given, props, kafka, providers, providers_error)
+        return cls(given, rest, props, kafka, providers, providers_error)
 
     def checked_providers(self) -> ConfigProviders:
         """The providers; raises `ConfigError` when `config.providers*` is wrong."""
