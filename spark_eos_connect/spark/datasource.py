@@ -49,7 +49,7 @@ def _kind_or_none(options: Mapping[str, Any] | DataSourceOptions) -> str | None:
         return "unknown"
 
 
-def reads_kafka(options: Mapping[str, Any]) -> bool:
+def reads_kafka(options: Mapping[str, Any] | DataSourceOptions) -> bool:
     """Whether reader options ask for Kafka topics rather than a source connector."""
     from spark_eos_connect.sink.kafka_input import is_kafka_read
 
@@ -65,18 +65,19 @@ class EosConnectDataSource(DataSource):
 
     @cached_property
     def read_options(self) -> DataSourceOptions:
-        """The options, read once (`runtime.config.options`) and handed to the source side."""
+        """The options, read once (`runtime.config.options`) and handed to the source and
+        sink sides."""
         return DataSourceOptions.read(self.options)
 
     def schema(self) -> str:
         """Kafka records (`topics` given; a sink connector's ranges when its `connector.class`
         is given too) or a source connector's committed records; a source
         connector's options are validated here, so that `load()` refuses a bad config."""
-        if reads_kafka(self.options):
+        if reads_kafka(self.read_options):
             from spark_eos_connect.sink.kafka_input import KAFKA_ROW_DDL, SINK_RANGE_DDL
             from spark_eos_connect.spark.kafka_stream import sink_tasks
 
-            return KAFKA_ROW_DDL if sink_tasks(self.options) is None else SINK_RANGE_DDL
+            return KAFKA_ROW_DDL if sink_tasks(self.read_options) is None else SINK_RANGE_DDL
         from spark_eos_connect.source.records import COMMITTED_ROW_DDL
 
         if _kind_or_none(self.read_options) not in (None, "sink"):
@@ -93,10 +94,10 @@ class EosConnectDataSource(DataSource):
         from spark_eos_connect.spark.worker_signals import finish_stop_on_sigterm
 
         finish_stop_on_sigterm()
-        if reads_kafka(self.options):
+        if reads_kafka(self.read_options):
             from spark_eos_connect.spark.kafka_stream import EosConnectKafkaStreamReader
 
-            return EosConnectKafkaStreamReader(self.options)
+            return EosConnectKafkaStreamReader(self.read_options)
         from spark_eos_connect.spark.source_stream import EosConnectSourceStreamReader
 
         return EosConnectSourceStreamReader(self.read_options)
@@ -107,7 +108,7 @@ class EosConnectDataSource(DataSource):
         if connector_kind(self.read_options) == "sink":
             from spark_eos_connect.spark.sink_writer import EosConnectSinkStreamWriter
 
-            return EosConnectSinkStreamWriter(self.options, schema)
+            return EosConnectSinkStreamWriter(self.read_options, schema)
         from spark_eos_connect.spark.source_writer import EosConnectSourceStreamWriter
 
         return EosConnectSourceStreamWriter(self.read_options)

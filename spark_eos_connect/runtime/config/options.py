@@ -5,12 +5,13 @@ Reading them lower-cases the names (`option_keys.lowered`), sets the `kafka.` cl
 apart (prefix removed, values as strings), reads the config providers `config.providers*`
 enables, and spells `transforms.*`/`predicates.*` names as their aliases are declared. Nothing
 is resolved: `${provider:path:key}` references stay in the values until a task needs them.
-The sides that take options accept raw maps too (tools and tests) and read them here.
+The sides that take options accept raw maps too (tools, jobs and tests) and read them here;
+as a mapping of the lower-cased options, the read value goes wherever a raw map went.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,9 +23,10 @@ from spark_eos_connect.runtime.config.option_keys import lowered
 
 
 @dataclass(frozen=True)
-class DataSourceOptions:
+class DataSourceOptions(Mapping[str, Any]):
     """Options as a data source received them, read once (picklable: shipped to Spark's
-    Python workers with the readers and writers holding it)."""
+    Python workers with the readers and writers holding it). As a mapping it is `given`, so
+    that code written for raw option maps takes it as it is."""
 
     given: dict[str, Any] = field(default_factory=dict)
     """Every option, names lower-cased, values as given."""
@@ -60,6 +62,12 @@ class DataSourceOptions:
             raise self.providers_error
         return self.providers
 
-    def get(self, name: str, default: Any = None) -> Any:
-        """The value of option `name` (lower-case), or `default`."""
-        return self.given.get(name, default)
+    def __getitem__(self, name: str) -> Any:
+        """The value of option `name` (lower-case)."""
+        return self.given[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.given)
+
+    def __len__(self) -> int:
+        return len(self.given)

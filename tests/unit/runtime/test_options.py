@@ -53,3 +53,11 @@ def test_read_options_travel_to_spark_workers_intact() -> None:
     read = DataSourceOptions.read(GIVEN)
 
     assert pickle.loads(pickle.dumps(read)) == read
+
+
+def test_read_options_go_wherever_a_raw_option_map_went() -> None:
+    read = DataSourceOptions.read(GIVEN)
+
+    assert dict(read) == read.given and len(read) == len(GIVEN)
+    assert read["transforms.route.type"].endswith("RegexRouter")
+    assert DataSourceOptions.read(dict(read)) == read
