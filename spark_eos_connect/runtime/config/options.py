@@ -18,7 +18,7 @@ from typing import Any
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.runtime.config.config_references import ConfigProviders, is_provider_option
 from spark_eos_connect.runtime.config.connect_options import restore_alias_case
-from spark_eos_connect.runtime.config.framework_config import split_options
+from spark_eos_connect.runtime.config.framework_config import KAFKA_PREFIX
 from spark_eos_connect.runtime.config.option_keys import lowered
 
 
@@ -47,7 +47,10 @@ class DataSourceOptions(Mapping[str, Any]):
         if isinstance(options, DataSourceOptions):
             return options
         given = lowered(options)
-        rest, kafka = split_options(given)
+        kafka = {
+            k[len(KAFKA_PREFIX) :]: str(v) for k, v in given.items() if k.startswith(KAFKA_PREFIX)
+        }
+        rest = {k: v for k, v in given.items() if not k.startswith(KAFKA_PREFIX)}
         providers_error: ConfigError | None = None
         try:
             providers = ConfigProviders.from_options(rest)
