@@ -24,12 +24,13 @@ and its commit fails.
 `LiveSourceTask` is the template (Kafka Connect's `AbstractWorkerSourceTask`): start, poll,
 convert, hand over, commit at the boundaries, close. Its policies are units of their own, each
 tested through its public methods: `source.guarantees` (exactly-once or at-least-once, the
-strategy), `source.boundaries` (where transactions end), `source.submitted` (the submitted and
-committed offsets and the delivery reports), `source.replay_guard` (what earlier attempts
-committed), `storage.offsets.OffsetsWriter` (the offsets-topic records, written as the KIP-875
-endpoints write them) and `source.task_failures` (what a failure means). The task's producers,
-offsets log, config store and clock come from a `source.task_clients.SourceTaskClients` (the
-Kafka ones by default; `storage.memory_log` has in-memory twins).
+strategy), `source.boundaries` (where transactions end), `source.sender` (records to the
+producer), `source.submitted` (the submitted and committed offsets and the delivery reports),
+`source.replay_guard` (what earlier attempts committed), `storage.offsets.OffsetsWriter` (the
+offsets-topic records, written as the KIP-875 endpoints write them) and `source.task_failures`
+(what a failure means). The task's producers, offsets log, config store and clock come from a
+`source.task_clients.SourceTaskClients` (the Kafka ones by default; `storage.memory_log` has
+in-memory twins).
 """
 
 from __future__ import annotations
@@ -54,7 +55,6 @@ from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.producers import (
     PRODUCER_ERRORS,
     ProducerClientError,
-    produce,
     txn_requires_abort,
 )
 from spark_eos_connect.plugins.loader import load_class
@@ -65,12 +65,12 @@ from spark_eos_connect.protocol.generations import (
     task_startup_problem,
 )
 from spark_eos_connect.protocol.offsets_format import partition_key
-from spark_eos_connect.source.conversion import RecordPreparer, last_offsets
+from spark_eos_connect.source.conversion import RecordPreparer
 from spark_eos_connect.source.guarantees import COMMIT_TIMEOUT_S, guarantee_for
 from spark_eos_connect.source.plan import SourceTaskPlan
-from spark_eos_connect.source.records import to_bytes
 from spark_eos_connect.source.replay import EarlierAttempt
 from spark_eos_connect.source.replay_guard import ReplayGuard, stale_partitions
+from spark_eos_connect.source.sender import InternalTopicError, RecordSender, internal_topics
 from spark_eos_connect.source.submitted import OffsetPair, SubmittedOffsets
 from spark_eos_connect.source.task_clients import KafkaTaskClients, SourceTaskClients
 from spark_eos_connect.source.task_failures import DeliveryFailedError, TaskFailures
@@ -93,10 +93,6 @@ log = logging.getLogger(__name__)
 MIRROR_FLUSH_S = 10.0
 
 
-class InternalTopicError(EosConnectError):
-    """A task produced a record to one of the framework's internal topics."""
-
-
 @dataclass
 class BatchResult:
     """What one task did in one micro-batch."""
@@ -113,12 +109,6 @@ class BatchResult:
     open_transaction: bool = False
     replayed: bool = False
     """The rows are those an earlier attempt of the same micro-batch committed (nothing ran)."""
-
-
-def internal_topics(plan: SourceTaskPlan) -> frozenset[str]:
-    """Topics a task must never write records to: the framework's own."""
-    names = (plan.offsets_topic, plan.mirror_offsets_topic, plan.config_topic, plan.status_topic)
-    return frozenset(name for name in names if name)
 
 
 def same_generation(a: SourceTaskPlan, b: SourceTaskPlan) -> bool:
@@ -161,13 +151,11 @@ class LiveSourceTask:
         self._guarantee = guarantee_for(plan)
         self._submitted = SubmittedOffsets(plan.committed)
         self._failures = TaskFailures(plan, resolved)
-        self._forbidden = internal_topics(plan)
-        self._allowed: set[str] = set()
         self.task: SourceTask | None = None
         self._transactions: TransactionContext | None = None
-        self._wants_record_callbacks = False
         self._preparer: RecordPreparer | None = None
         self.producer: TransactionalProducer | None = None
+        self._sender: RecordSender | None = None
         self._mirror_producer: TransactionalProducer | None = None
         self._config_store: ConfigStore | None = None
         self._carry: list[SourceRecord] = []
@@ -299,7 +287,15 @@ class LiveSourceTask:
         )
         task.start(config)
         self.task = task
-        self._wants_record_callbacks = type(task).commit_record is not SourceTask.commit_record
+        self._sender = RecordSender(
+            plan,
+            self.producer,
+            self._submitted,
+            self._preparer,
+            type(task).commit_record is not SourceTask.commit_record,
+            functools.partial(self._guarantee.dropped, task, submitted=self._submitted),
+            self._refused,
+        )
         return True
 
     def _replay(self, earlier: EarlierAttempt, result: BatchResult) -> Iterator[pa.RecordBatch]:
@@ -344,7 +340,8 @@ class LiveSourceTask:
             return
         try:
             self._begin()
-            self._hand_over(records)
+            assert self._sender is not None
+            self._sender.send(records)
         except (*PRODUCER_ERRORS, SystemError) as error:
             raise self._kafka_failure(error) from error
 
@@ -353,110 +350,6 @@ class LiveSourceTask:
 
     def _refused(self, error: ProducerClientError, topic: str) -> EosConnectError:
         return self._failures.refused(error, topic, self._submitted.take_refusals())
-
-    def _hand_over(self, records: list[SourceRecord]) -> None:
-        """Produce `records` and submit the last offset of each source partition."""
-        if self._preparer is not None:
-            self._hand_over_prepared(records, self._preparer)
-            return
-        producer = self.producer
-        assert producer is not None
-        produce_one = producer.produce
-        allowed = self._allowed
-        callbacks = self._wants_record_callbacks
-        last_seen: dict[int, int] = {}
-        topic = ""
-        try:
-            for index, record in enumerate(records):
-                topic = record.topic
-                if topic not in allowed:
-                    self._allow(topic)
-                value = record.value
-                if value is not None and value.__class__ is not bytes:
-                    value = to_bytes(value)
-                key = record.key
-                if key is not None and key.__class__ is not bytes:
-                    key = to_bytes(key)
-                if record.source_partition is not None:
-                    last_seen[id(record.source_partition)] = index
-                if callbacks or record.partition is not None or record.headers or record.timestamp:
-                    self._produce_with_extras(producer, record, topic, value, key)
-                    continue
-                try:
-                    produce_one(topic, value, key)
-                except BufferError:
-                    produce(producer, topic, value, key)
-        except PRODUCER_ERRORS as error:
-            raise self._refused(error, topic) from error
-        submit = self._submitted.submit
-        for index in sorted(last_seen.values()):
-            record = records[index]
-            assert record.source_partition is not None
-            submit(record.source_partition, record.source_offset)
-        producer.poll(0)
-
-    def _hand_over_prepared(self, records: list[SourceRecord], preparer: RecordPreparer) -> None:
-        """Produce what the chain and converters make of `records`. A dropped record (filtered,
-        or a tolerated failure) still moves its source offset, and the task's `commit_record`
-        gets it with no metadata: after the commit in exactly-once mode, at once otherwise, as
-        Connect's worker tasks do."""
-        producer = self.producer
-        assert producer is not None and self.task is not None
-        prepared = preparer.prepare(records)
-        callbacks = self._wants_record_callbacks
-        delivered_record = self._submitted.delivered_record
-        topic = ""
-        try:
-            for index, topic, partition, key, value, headers, timestamp in prepared.ready:
-                if topic not in self._allowed:
-                    self._allow(topic)
-                extra: dict[str, Any] = {}
-                if partition is not None:
-                    extra["partition"] = partition
-                if headers:
-                    extra["headers"] = headers
-                if timestamp:
-                    extra["timestamp"] = timestamp
-                if callbacks:
-                    extra["on_delivery"] = functools.partial(delivered_record, records[index])
-                produce(producer, topic, value, key, **extra)
-        except PRODUCER_ERRORS as error:
-            raise self._refused(error, topic) from error
-        if callbacks:
-            for index in prepared.dropped:
-                self._guarantee.dropped(self.task, records[index], self._submitted)
-        for partition_, offset in last_offsets(records):
-            self._submitted.submit(partition_, offset)
-        producer.poll(0)
-
-    def _produce_with_extras(
-        self,
-        producer: TransactionalProducer,
-        record: SourceRecord,
-        topic: str,
-        value: bytes | None,
-        key: bytes | None,
-    ) -> None:
-        extra: dict[str, Any] = {}
-        if record.partition is not None:
-            extra["partition"] = record.partition
-        if record.headers:
-            extra["headers"] = [(name, to_bytes(data)) for name, data in record.headers]
-        if record.timestamp:
-            extra["timestamp"] = record.timestamp
-        if self._wants_record_callbacks:
-            extra["on_delivery"] = functools.partial(self._submitted.delivered_record, record)
-        produce(producer, topic, value, key, **extra)
-
-    def _allow(self, topic: str) -> None:
-        if topic in self._forbidden:
-            raise InternalTopicError(
-                f"task {self.plan.task} of connector {self.plan.connector} produced a record to "
-                f"{topic!r}, one of the framework's internal topics (offsets, config, status); "
-                "source records must go to data topics, so the task fails and nothing of this "
-                "transaction is committed"
-            )
-        self._allowed.add(topic)
 
     # -- transactions ------------------------------------------------------------------------
 
