@@ -23,7 +23,7 @@ from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.protocol.sink_groups import sink_group_id
 from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
 from spark_eos_connect.runtime.config.config_references import ConfigProviders, is_provider_option
-from spark_eos_connect.runtime.config.framework_config import split_options
+from spark_eos_connect.runtime.config.options import DataSourceOptions
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy, ensure_dlq_topic
 from spark_eos_connect.sink.kafka_input import KafkaMetadata
 from spark_eos_connect.sink.plan import sink_task_configs
@@ -53,7 +53,8 @@ class DeltaBatchSink:
         refuse_transforms(props)
         providers = ConfigProviders.from_options(props)  # all here runs in the driver process
         props = providers.resolve({k: v for k, v in props.items() if not is_provider_option(k)})
-        rest, self.kafka = split_options(props)
+        read = DataSourceOptions.read(props)
+        rest, self.kafka = read.rest, read.kafka
         name = rest.get("name")
         if not name:
             raise ConfigError("Missing option name: the connector name is the Delta txnAppId")

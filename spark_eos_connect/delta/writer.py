@@ -35,8 +35,8 @@ from typing import Any
 from spark_eos_connect.delta.config import DeltaSinkConfig, parse_delta_config
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
-from spark_eos_connect.runtime.config.framework_config import split_options
 from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.config.options import DataSourceOptions
 from spark_eos_connect.runtime.errors_dlq import (
     ErrorPolicy,
     ErrorReporter,
@@ -257,8 +257,9 @@ def starting_offsets(options: Mapping[str, Any], spark: Any = None) -> str | Non
     consumer group and Spark's checkpoint are gone (None: the table has no offsets of the
     subscribed topics). It names every partition of the subscribed topics that exists now;
     those the table does not know start at the earliest offset (see `resume_offsets`)."""
-    rest, _ = split_options(lower_keys(options))
-    stored = table_offsets(parse_delta_config(rest), spark)
+    stored = table_offsets(
+        parse_delta_config(DataSourceOptions.read(lower_keys(options)).rest), spark
+    )
     if not stored:
         return None
     reader = parse_reader_options(options)
@@ -385,7 +386,8 @@ class DeltaTableWriter:
     """Driver: writes micro-batches into one Delta table, exactly once (see module doc)."""
 
     def __init__(self, props: Mapping[str, Any]) -> None:
-        rest, self.kafka = split_options(lower_keys(props))
+        read = DataSourceOptions.read(lower_keys(props))
+        rest, self.kafka = read.rest, read.kafka
         self.config = parse_delta_config(rest)
         self.options = rest
         if self.config.value_converter:

@@ -32,8 +32,7 @@ from spark_eos_connect.kafka.range_reader import records_batch as records_batch
 from spark_eos_connect.kafka.topic_offsets import TopicOffsets
 from spark_eos_connect.protocol.sink_groups import sink_group_id
 from spark_eos_connect.runtime.config.config_references import ConfigProviders
-from spark_eos_connect.runtime.config.framework_config import split_options
-from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.config.options import DataSourceOptions
 
 log = logging.getLogger(__name__)
 
@@ -144,15 +143,16 @@ class KafkaReaderConfig:
         return topic in self.topics
 
 
-def is_kafka_read(options: Mapping[str, Any]) -> bool:
+def is_kafka_read(options: Mapping[str, Any] | DataSourceOptions) -> bool:
     """Whether reader options ask for Kafka topics (`topics` or `topics.regex`)."""
-    keys = lowered(options)
+    keys = DataSourceOptions.read(options).given
     return "topics" in keys or "topics.regex" in keys
 
 
-def parse_reader_options(options: Mapping[str, Any]) -> KafkaReaderConfig:
+def parse_reader_options(options: Mapping[str, Any] | DataSourceOptions) -> KafkaReaderConfig:
     """Parse reader options (case-insensitive; unknown non-`kafka.` options are ignored)."""
-    rest, kafka = split_options(lowered(options))
+    read = DataSourceOptions.read(options)
+    rest, kafka = read.rest, read.kafka
     values = READER_CONFIG.parse(rest)
     topics = tuple(t for t in (values["topics"] or []) if t)
     regex = values["topics.regex"]
@@ -183,14 +183,14 @@ def parse_reader_options(options: Mapping[str, Any]) -> KafkaReaderConfig:
         max_records_per_trigger=limit,
         poll_timeout_ms=values["kafkaconsumer.polltimeoutms"],
         kafka=kafka,
-        providers=ConfigProviders.from_options(rest),
+        providers=read.checked_providers(),
     )
 
 
-def poll_timeout_ms(options: Mapping[str, Any]) -> int:
+def poll_timeout_ms(options: Mapping[str, Any] | DataSourceOptions) -> int:
     """`kafkaConsumer.pollTimeoutMs` of reader (or writer) options, checked."""
     key = "kafkaconsumer.polltimeoutms"
-    given = {k: v for k, v in lowered(options).items() if k == key}
+    given = {k: v for k, v in DataSourceOptions.read(options).given.items() if k == key}
     return int(READER_CONFIG.parse(given)[key])
 
 

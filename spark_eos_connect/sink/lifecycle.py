@@ -41,9 +41,8 @@ from spark_eos_connect.runtime.config.config_references import ConfigProviders, 
 from spark_eos_connect.runtime.config.framework_config import (
     WORKER_CONFIG,
     InternalTopicSettings,
-    split_options,
 )
-from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.config.options import DataSourceOptions
 from spark_eos_connect.runtime.leaving import leaving_state
 from spark_eos_connect.runtime.lifecycle.connector_lifecycle import (
     RUNNING_STATES,
@@ -197,13 +196,12 @@ class SinkLifecycleConfig:
     """Take the connector over from another driver that is alive (option `takeover`)."""
 
 
-def connector_config(options: Mapping[str, Any]) -> dict[str, str]:
+def connector_config(options: Mapping[str, Any] | DataSourceOptions) -> dict[str, str]:
     """The connector's own options: without `kafka.*`, worker (`config.providers*` too) and
     reader-only options; references unresolved."""
-    rest, _ = split_options(lowered(options))
     return {
         key: str(value)
-        for key, value in sorted(rest.items())
+        for key, value in sorted(DataSourceOptions.read(options).rest.items())
         if key not in WORKER_CONFIG
         and key not in READER_ONLY_OPTIONS
         and not is_provider_option(key)
@@ -211,15 +209,18 @@ def connector_config(options: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def parse_sink_lifecycle(options: Mapping[str, Any]) -> SinkLifecycleConfig | None:
+def parse_sink_lifecycle(
+    options: Mapping[str, Any] | DataSourceOptions,
+) -> SinkLifecycleConfig | None:
     """The lifecycle settings of a Kafka reader; None without a `name` (nothing to follow)."""
-    rest, kafka = split_options(lowered(options))
+    read = DataSourceOptions.read(options)
+    rest, kafka = read.rest, read.kafka
     name = str(rest.get("name") or "").strip()
     if not name:
         return None
     given = {k: v for k, v in rest.items() if k in WORKER_CONFIG}
     worker = WORKER_CONFIG.parse(given)
-    config = connector_config(options) if rest.get("connector.class") else None
+    config = connector_config(read) if rest.get("connector.class") else None
     if config is not None:
         config["name"] = name
     return SinkLifecycleConfig(
@@ -229,7 +230,7 @@ def parse_sink_lifecycle(options: Mapping[str, Any]) -> SinkLifecycleConfig | No
         status_topic=worker["status.storage.topic"],
         kafka=kafka,
         connector_config=config,
-        providers=ConfigProviders.from_options(rest),
+        providers=read.checked_providers(),
         topics=InternalTopicSettings.from_values(worker, given),
         takeover=str(rest.get(TAKEOVER, "false")).strip().lower() == "true",
     )

@@ -24,12 +24,11 @@ from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.runtime.config.config_references import (
     ConfigProviders,
     has_reference,
-    is_provider_option,
 )
 from spark_eos_connect.runtime.config.connect_options import ACCEPTED_VALUES
-from spark_eos_connect.runtime.config.framework_config import WORKER_CONFIG, split_options
-from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.config.framework_config import WORKER_CONFIG
 from spark_eos_connect.runtime.config.option_names import unknown_option_message
+from spark_eos_connect.runtime.config.options import DataSourceOptions
 from spark_eos_connect.runtime.errors_dlq import ERRORS_CONFIG, ErrorPolicy
 from spark_eos_connect.sink.kafka_input import READER_CONFIG
 
@@ -161,30 +160,24 @@ def _messages(option: str, error: ConfigError) -> Problems:
     return {option: [text if option in text else f"{option}: {text}"]}
 
 
-def sink_config_problems(options: Mapping[str, Any]) -> Problems:
+def sink_config_problems(options: Mapping[str, Any] | DataSourceOptions) -> Problems:
     """Every problem of a sink writer's options by option name: `kafka.bootstrap.servers`, the
     framework's options, each converter and its options, `transforms`/`predicates` (each
     transformation and predicate configured, then closed) and `errors.*`. References to config
     providers are resolved; the connector's own options are its `validate`'s business."""
-    from spark_eos_connect.runtime.config.connect_options import (
-        alias_case_problems,
-        restore_alias_case,
-    )
+    from spark_eos_connect.runtime.config.connect_options import alias_case_problems
     from spark_eos_connect.transforms import parse_transform_chain, transform_config_problems
 
     problems: Problems = {}
-    rest, kafka = split_options(lowered(options))
-    if "bootstrap.servers" not in kafka:
+    read = DataSourceOptions.read(options)
+    if "bootstrap.servers" not in read.kafka:
         problems["kafka.bootstrap.servers"] = [
             "Missing option kafka.bootstrap.servers: the Kafka cluster whose consumer group "
             "connect-<name> receives the committed offsets"
         ]
-    try:
-        providers = ConfigProviders.from_options(rest)
-    except ConfigError as error:
-        _add(problems, _messages("config.providers", error))
-        providers = ConfigProviders(())
-    props = restore_alias_case({k: v for k, v in rest.items() if not is_provider_option(k)})
+    providers, props = read.providers, read.props
+    if read.providers_error is not None:
+        _add(problems, _messages("config.providers", read.providers_error))
     _add(problems, alias_case_problems(props))
     resolved: dict[str, Any] = {}
     framework = {**converter_options(props), **transform_options(props)}
@@ -253,17 +246,14 @@ def unknown_sink_options(
     }
 
 
-def parse_sink_options(options: Mapping[str, Any]) -> SinkOptions:
+def parse_sink_options(options: Mapping[str, Any] | DataSourceOptions) -> SinkOptions:
     """Parse `writeStream.format("eosconnect")` options for a sink connector; raises one
     `InvalidConfigError` listing every problem (`sink_config_problems`)."""
-    from spark_eos_connect.runtime.config.connect_options import restore_alias_case
-
-    problems = sink_config_problems(options)
+    read = DataSourceOptions.read(options)
+    problems = sink_config_problems(read)
     if problems:
         raise InvalidConfigError(problems)
-    rest, kafka = split_options(lowered(options))
-    providers = ConfigProviders.from_options(rest)
-    rest = restore_alias_case({k: v for k, v in rest.items() if not is_provider_option(k)})
+    kafka, providers, rest = read.kafka, read.checked_providers(), read.props
     framework = {k: v for k, v in rest.items() if k in SINK_FRAMEWORK_CONFIG}
     values = SINK_FRAMEWORK_CONFIG.parse(providers.resolve(framework))
     props = {k: str(v) for k, v in rest.items() if k not in SINK_FRAMEWORK_CONFIG}

@@ -13,23 +13,17 @@ from typing import Any
 
 from spark_eos_connect.api.config import InvalidConfigError
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.config.config_references import (
-    ConfigProviders,
-    has_reference,
-    is_provider_option,
-)
+from spark_eos_connect.runtime.config.config_references import ConfigProviders, has_reference
 from spark_eos_connect.runtime.config.connect_options import (
     alias_case_problems,
     refused_option_problems,
-    restore_alias_case,
 )
 from spark_eos_connect.runtime.config.framework_config import (
     FRAMEWORK_CONFIG,
     WorkerConfig,
     parse_framework_values,
-    split_options,
 )
-from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.config.options import DataSourceOptions
 from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
 from spark_eos_connect.source.conversion import (
     CONVERTER_OPTIONS,
@@ -83,9 +77,12 @@ class SourcePipelineConfig(WorkerConfig):
         return f"{self.group_id}-{self.name}"
 
 
-def parse_source_pipeline(options: Mapping[str, Any]) -> SourcePipelineConfig:
+def parse_source_pipeline(
+    options: Mapping[str, Any] | DataSourceOptions,
+) -> SourcePipelineConfig:
     """Parse data source options; raises ConfigError naming every bad option."""
-    rest, kafka = split_options(lowered(options))
+    read = DataSourceOptions.read(options)
+    kafka = read.kafka
     if "bootstrap.servers" not in kafka:
         raise ConfigError(
             "Missing option kafka.bootstrap.servers: the Kafka cluster to write to "
@@ -96,8 +93,8 @@ def parse_source_pipeline(options: Mapping[str, Any]) -> SourcePipelineConfig:
             "Option kafka.transactional.id cannot be set: source tasks use "
             "<group.id>-<connector>-<task> so that zombie tasks are fenced"
         )
-    providers = ConfigProviders.from_options(rest)
-    rest = restore_alias_case({k: v for k, v in rest.items() if not is_provider_option(k)})
+    providers = read.checked_providers()
+    rest = read.props
     problems = {**alias_case_problems(rest), **refused_option_problems(rest)}
     if problems:
         raise InvalidConfigError(problems)

@@ -21,9 +21,16 @@ no earlier attempt committed its partitions (a re-executed micro-batch then writ
 kept producer needs no such check: any other attempt with the same transactional id fences it,
 and its commit fails.
 
-The boundary modes are the classes of `source.boundaries`. The task's producers, offsets log,
-config store and clock come from a `source.task_clients.SourceTaskClients` (the Kafka ones by
-default; `storage.memory_log` has in-memory twins).
+`LiveSourceTask` is the template (Kafka Connect's `AbstractWorkerSourceTask`): start, poll,
+convert, hand over, commit at the boundaries, close. Its policies are units of their own, each
+tested through its public methods: `source.guarantees` (exactly-once or at-least-once, the
+strategy), `source.boundaries` (where transactions end), `source.sender` (records to the
+producer), `source.submitted` (the submitted and committed offsets and the delivery reports),
+`source.replay_guard` (what earlier attempts committed), `storage.offsets.OffsetsWriter` (the
+offsets-topic records, written as the KIP-875 endpoints write them) and `source.task_failures`
+(what a failure means). The task's producers, offsets log, config store and clock come from a
+`source.task_clients.SourceTaskClients` (the Kafka ones by default; `storage.memory_log` has
+in-memory twins).
 """
 
 from __future__ import annotations
@@ -39,69 +46,52 @@ import pyarrow as pa
 
 from spark_eos_connect.api.source import (
     InMemoryOffsetStorageReader,
-    RecordMetadata,
     SourceRecord,
     SourceTask,
     SourceTaskContext,
     TransactionContext,
 )
 from spark_eos_connect.errors import EosConnectError
-from spark_eos_connect.kafka.errors import missing_acl
 from spark_eos_connect.kafka.producers import (
     PRODUCER_ERRORS,
     ProducerClientError,
-    ProducerFencedError,
-    commit_transaction,
-    delivery_error_text,
     fatal_cause,
-    is_fenced,
-    is_fenced_delivery,
-    produce,
-    refused_reason,
     txn_requires_abort,
 )
 from spark_eos_connect.plugins.loader import load_class
-from spark_eos_connect.ports import ConfigStore, OffsetsLog, TransactionalProducer
+from spark_eos_connect.ports import ConfigStore, TransactionalProducer
 from spark_eos_connect.protocol.generations import (
     TaskStartupError,
     connector_running,
     task_startup_problem,
 )
-from spark_eos_connect.protocol.murmur2 import default_partition
-from spark_eos_connect.protocol.offsets_format import (
-    encode_offset_key,
-    encode_offset_value,
-    partition_key,
-)
-from spark_eos_connect.source.boundaries import Boundary, boundary_for
-from spark_eos_connect.source.conversion import RecordPreparer, last_offsets
+from spark_eos_connect.protocol.offsets_format import partition_key
+from spark_eos_connect.source.conversion import RecordPreparer
+from spark_eos_connect.source.guarantees import COMMIT_TIMEOUT_S, guarantee_for
 from spark_eos_connect.source.plan import SourceTaskPlan
-from spark_eos_connect.source.records import committed_rows, to_bytes
-from spark_eos_connect.source.replay import (
-    ROWS_HEADER,
-    EarlierAttempt,
-    attempt_digest,
-    committed_by,
-    encode_rows_header,
-)
+from spark_eos_connect.source.replay import EarlierAttempt
+from spark_eos_connect.source.replay_guard import ReplayGuard, stale_partitions
+from spark_eos_connect.source.sender import InternalTopicError, RecordSender, internal_topics
+from spark_eos_connect.source.submitted import OffsetPair, SubmittedOffsets
 from spark_eos_connect.source.task_clients import KafkaTaskClients, SourceTaskClients
-from spark_eos_connect.storage.offsets import offset_messages
+from spark_eos_connect.source.task_failures import DeliveryFailedError, TaskFailures
+from spark_eos_connect.storage.offsets import OffsetsWriter
+
+__all__ = [
+    "COMMIT_TIMEOUT_S",
+    "BatchResult",
+    "DeliveryFailedError",
+    "InternalTopicError",
+    "LiveSourceTask",
+    "internal_topics",
+    "run_task_once",
+    "same_generation",
+    "stale_partitions",
+]
 
 log = logging.getLogger(__name__)
 
-COMMIT_TIMEOUT_S = 120.0
 MIRROR_FLUSH_S = 10.0
-
-SourcePartition = dict[str, Any]
-SourceOffset = dict[str, Any] | None
-
-
-class DeliveryFailedError(EosConnectError):
-    """Kafka did not accept a record for good; its source offset is not committed."""
-
-
-class InternalTopicError(EosConnectError):
-    """A task produced a record to one of the framework's internal topics."""
 
 
 @dataclass
@@ -120,21 +110,6 @@ class BatchResult:
     open_transaction: bool = False
     replayed: bool = False
     """The rows are those an earlier attempt of the same micro-batch committed (nothing ran)."""
-
-
-def stale_partitions(
-    planned: Mapping[str, SourceOffset],
-    touched: list[SourcePartition],
-    current: Callable[[SourcePartition], SourceOffset],
-) -> list[SourcePartition]:
-    """Source partitions whose committed offset is no longer the planned one."""
-    return [p for p in touched if current(p) != planned.get(partition_key(p))]
-
-
-def internal_topics(plan: SourceTaskPlan) -> frozenset[str]:
-    """Topics a task must never write records to: the framework's own."""
-    names = (plan.offsets_topic, plan.mirror_offsets_topic, plan.config_topic, plan.status_topic)
-    return frozenset(name for name in names if name)
 
 
 def same_generation(a: SourceTaskPlan, b: SourceTaskPlan) -> bool:
@@ -169,34 +144,27 @@ class LiveSourceTask:
     ) -> None:
         self.kafka = dict(kafka)
         """The Kafka settings as the driver sent them (references unresolved)."""
-        self._clients = plan.providers.resolve(kafka, prefix="kafka.")
-        self._task_clients = clients if clients is not None else KafkaTaskClients(self._clients)
+        resolved = plan.providers.resolve(kafka, prefix="kafka.")
+        self._task_clients = clients if clients is not None else KafkaTaskClients(resolved)
         self._clock = self._task_clients.clock
         self.plan = plan
         self._before_producer = before_producer
-        self._committed: dict[str, SourceOffset] = {partition_key(p): o for p, o in plan.committed}
-        self._owned: set[str] = set()
-        self._forbidden = internal_topics(plan)
-        self._allowed: set[str] = set()
+        self._guarantee = guarantee_for(plan)
+        self._submitted = SubmittedOffsets(plan.committed)
+        self._failures = TaskFailures(plan, resolved)
         self.task: SourceTask | None = None
         self._transactions: TransactionContext | None = None
-        self._wants_record_callbacks = False
         self._preparer: RecordPreparer | None = None
         self.producer: TransactionalProducer | None = None
+        self._sender: RecordSender | None = None
         self._mirror_producer: TransactionalProducer | None = None
         self._config_store: ConfigStore | None = None
         self._carry: list[SourceRecord] = []
         self._carry_ends_poll = False
         self._in_transaction = False
         self._transaction_started = 0.0
-        self._verified = False
-        self._pending_offsets: dict[str, tuple[SourcePartition, SourceOffset]] = {}
-        self._rows: tuple[list[str], list[int], list[int]] = ([], [], [])
-        self._acknowledged: list[tuple[SourceRecord, RecordMetadata | None]] = []
-        self._errors: list[tuple[str, Any]] = []
-        """Records Kafka refused in the open transaction: (topic, error), in report order."""
+        self._guard: ReplayGuard | None = None
         self._ready_rows: list[pa.RecordBatch] = []
-        self._offsets_view: OffsetsLog | None = None
         self._earlier: EarlierAttempt | None = None
         """Set when the task started: an earlier attempt of its micro-batch committed."""
         self.batches = 0
@@ -209,8 +177,7 @@ class LiveSourceTask:
         """Whether `plan` continues this task: same generation, offsets as this task left them."""
         if self.closed or self.stale or not same_generation(self.plan, plan):
             return False
-        planned = {partition_key(p): o for p, o in plan.committed}
-        return all(planned.get(key) == self._committed.get(key) for key in self._owned)
+        return self._submitted.left_as({partition_key(p): o for p, o in plan.committed})
 
     # -- one micro-batch ---------------------------------------------------------------------
 
@@ -222,6 +189,7 @@ class LiveSourceTask:
         Fills `result`. Raises on failure; the task must then be closed and not reused.
         """
         self.plan = plan
+        self._failures.plan = plan
         result.connector, result.task = plan.connector, plan.task
         result.exactly_once, result.reused = plan.exactly_once, self.batches > 0
         self.batches += 1
@@ -230,7 +198,7 @@ class LiveSourceTask:
         if self._earlier is not None:
             yield from self._replay(self._earlier, result)
             return
-        boundary = self._boundary(plan)
+        boundary = self._guarantee.boundary(plan, self._transactions)
         transactions = _BatchTransactions(self, batch_id, result)
         clock = self._clock
         deadline = clock.monotonic() + plan.max_poll_duration_ms / 1000
@@ -262,15 +230,6 @@ class LiveSourceTask:
             self._carry, self._carry_ends_poll = polled[limit:], True
             return polled[:limit], False
         return polled, True
-
-    def _boundary(self, plan: SourceTaskPlan) -> Boundary:
-        """Where this task's transactions end (`poll` in at-least-once mode)."""
-        return boundary_for(
-            plan.exactly_once,
-            plan.transaction_boundary,
-            plan.transaction_interval_ms,
-            self._transactions,
-        )
 
     def _open_for_ms(self) -> float | None:
         """How long the open transaction has been open, None if none is."""
@@ -304,12 +263,14 @@ class LiveSourceTask:
         if self._before_producer is not None:
             self._before_producer()
         self.producer = self._task_clients.task_producer(
-            plan.transactional_id if plan.exactly_once else None, self._delivered
+            self._guarantee.transactional_id(plan), self._submitted.delivered
         )
         if self._config_store is not None and not self._check_generation(self._config_store, plan):
             return False
-        if plan.exactly_once:  # after init_transactions: no earlier attempt commits any more
-            self._earlier = self._read_offsets_since_planning(plan, batch_id)
+        # after init_transactions: no earlier attempt commits any more
+        self._guard = self._guarantee.replay_guard(self._task_clients, plan)
+        if self._guard is not None:
+            self._earlier = self._guard.since_planning(plan, batch_id)
             if self._earlier is not None:
                 return True  # the micro-batch was committed: replay it, start nothing
         task = load_class(plan.task_class, "source task class", SourceTask)()
@@ -327,25 +288,16 @@ class LiveSourceTask:
         )
         task.start(config)
         self.task = task
-        self._wants_record_callbacks = type(task).commit_record is not SourceTask.commit_record
+        self._sender = RecordSender(
+            plan,
+            self.producer,
+            self._submitted,
+            self._preparer,
+            type(task).commit_record is not SourceTask.commit_record,
+            functools.partial(self._guarantee.dropped, task, submitted=self._submitted),
+            self._refused,
+        )
         return True
-
-    def _read_offsets_since_planning(
-        self, plan: SourceTaskPlan, batch_id: int | None
-    ) -> EarlierAttempt | None:
-        """Catch up with what was committed to the offsets topic since the plan was made, up to
-        the last stable offsets (an open transaction, a zombie's maybe, must not hold a task's
-        start); what an earlier attempt of this micro-batch committed, if one did. Behind an
-        open transaction, the first commit's stale check finds it instead."""
-        view = self._task_clients.offsets_log(plan.offsets_topic)
-        view.positions = dict(plan.offsets_positions)
-        for partition, offset in plan.committed:
-            view.snapshot.apply(
-                encode_offset_key(plan.connector, partition), encode_offset_value(offset)
-            )
-        self._offsets_view = view
-        records = view.read_new(wait_for_open_transactions=False)
-        return committed_by(attempt_digest(plan, batch_id), records)
 
     def _replay(self, earlier: EarlierAttempt, result: BatchResult) -> Iterator[pa.RecordBatch]:
         """Emit what an earlier attempt of the micro-batch committed; run and write nothing."""
@@ -383,179 +335,48 @@ class LiveSourceTask:
 
     # -- records -----------------------------------------------------------------------------
 
-    def _delivered(self, error: Any, message: Any) -> None:
-        """Delivery report of a data record (the producer's callback)."""
-        if error is not None:
-            self._errors.append((message.topic(), error))
-            return
-        topics, partitions, offsets = self._rows
-        topics.append(message.topic())
-        partitions.append(message.partition())
-        offsets.append(message.offset())
-
-    def _delivered_record(self, record: SourceRecord, error: Any, message: Any) -> None:
-        """Delivery report of a record whose task wants `commit_record`."""
-        self._delivered(error, message)
-        if error is None:
-            metadata = RecordMetadata(message.topic(), message.partition(), message.offset())
-            self._acknowledged.append((record, metadata))
-
-    def _offsets_delivered(self, error: Any, message: Any) -> None:
-        if error is not None:
-            self._errors.append((message.topic(), error))
-
     def _produce(self, records: list[SourceRecord]) -> None:
         """Hand `records` to the producer in the open transaction (begun if needed)."""
         if not records:
             return
         try:
             self._begin()
-            self._hand_over(records)
+            assert self._sender is not None
+            self._sender.send(records)
         except (*PRODUCER_ERRORS, SystemError) as error:
             raise self._kafka_failure(error) from error
 
     def _kafka_failure(self, error: ProducerClientError | SystemError) -> Exception:
-        """What a client error means for the task (a fenced producer fails while serving
-        delivery reports with a SystemError whose cause is the client's exception)."""
-        cause = error if isinstance(error, PRODUCER_ERRORS) else error.__cause__
-        if isinstance(cause, PRODUCER_ERRORS):
-            return self._explained(cause)
-        if self.plan.exactly_once:  # a fenced producer's flush may fail without any error
-            plan = self.plan
-            return ProducerFencedError(
-                f"task {plan.task} of connector {plan.connector} was most likely fenced by a "
-                f"newer producer with transactional id {plan.transactional_id}: its producer "
-                f"failed ({error}); its records were not committed"
-            )
-        return error
+        return self._failures.kafka_failure(error, self._submitted.take_refusals())
 
-    def _hand_over(self, records: list[SourceRecord]) -> None:
-        """Produce `records` and remember the last offset of each source partition."""
-        if self._preparer is not None:
-            self._hand_over_prepared(records, self._preparer)
-            return
-        producer = self.producer
-        assert producer is not None
-        produce_one = producer.produce
-        allowed = self._allowed
-        callbacks = self._wants_record_callbacks
-        last_seen: dict[int, int] = {}
-        topic = ""
-        try:
-            for index, record in enumerate(records):
-                topic = record.topic
-                if topic not in allowed:
-                    self._allow(topic)
-                value = record.value
-                if value is not None and value.__class__ is not bytes:
-                    value = to_bytes(value)
-                key = record.key
-                if key is not None and key.__class__ is not bytes:
-                    key = to_bytes(key)
-                if record.source_partition is not None:
-                    last_seen[id(record.source_partition)] = index
-                if callbacks or record.partition is not None or record.headers or record.timestamp:
-                    self._produce_with_extras(producer, record, topic, value, key)
-                    continue
-                try:
-                    produce_one(topic, value, key)
-                except BufferError:
-                    produce(producer, topic, value, key)
-        except PRODUCER_ERRORS as error:
-            raise self._refused(error, topic) from error
-        for index in sorted(last_seen.values()):
-            record = records[index]
-            assert record.source_partition is not None
-            key = partition_key(record.source_partition)
-            self._pending_offsets[key] = (record.source_partition, record.source_offset)
-        producer.poll(0)
-
-    def _hand_over_prepared(self, records: list[SourceRecord], preparer: RecordPreparer) -> None:
-        """Produce what the chain and converters make of `records`. A dropped record (filtered,
-        or a tolerated failure) still moves its source offset, and the task's `commit_record`
-        gets it with no metadata: after the commit in exactly-once mode, at once otherwise, as
-        Connect's worker tasks do."""
-        producer = self.producer
-        assert producer is not None and self.task is not None
-        prepared = preparer.prepare(records)
-        callbacks = self._wants_record_callbacks
-        topic = ""
-        try:
-            for index, topic, partition, key, value, headers, timestamp in prepared.ready:
-                if topic not in self._allowed:
-                    self._allow(topic)
-                extra: dict[str, Any] = {}
-                if partition is not None:
-                    extra["partition"] = partition
-                if headers:
-                    extra["headers"] = headers
-                if timestamp:
-                    extra["timestamp"] = timestamp
-                if callbacks:
-                    extra["on_delivery"] = functools.partial(self._delivered_record, records[index])
-                produce(producer, topic, value, key, **extra)
-        except PRODUCER_ERRORS as error:
-            raise self._refused(error, topic) from error
-        if callbacks:
-            for index in prepared.dropped:
-                if self.plan.exactly_once:
-                    self._acknowledged.append((records[index], None))
-                else:
-                    self.task.commit_record(records[index], None)
-        for partition_, offset in last_offsets(records):
-            self._pending_offsets[partition_key(partition_)] = (partition_, offset)
-        producer.poll(0)
-
-    def _produce_with_extras(
-        self,
-        producer: TransactionalProducer,
-        record: SourceRecord,
-        topic: str,
-        value: bytes | None,
-        key: bytes | None,
-    ) -> None:
-        extra: dict[str, Any] = {}
-        if record.partition is not None:
-            extra["partition"] = record.partition
-        if record.headers:
-            extra["headers"] = [(name, to_bytes(data)) for name, data in record.headers]
-        if record.timestamp:
-            extra["timestamp"] = record.timestamp
-        if self._wants_record_callbacks:
-            extra["on_delivery"] = functools.partial(self._delivered_record, record)
-        produce(producer, topic, value, key, **extra)
-
-    def _allow(self, topic: str) -> None:
-        if topic in self._forbidden:
-            raise InternalTopicError(
-                f"task {self.plan.task} of connector {self.plan.connector} produced a record to "
-                f"{topic!r}, one of the framework's internal topics (offsets, config, status); "
-                "source records must go to data topics, so the task fails and nothing of this "
-                "transaction is committed"
-            )
-        self._allowed.add(topic)
+    def _refused(self, error: ProducerClientError, topic: str) -> EosConnectError:
+        """A record refused at once; a producer already fenced refuses every record with a
+        fatal error standing for the fencing (`fatal_cause`)."""
+        cause = fatal_cause(self.producer, error)
+        return self._failures.refused(cause, topic, self._submitted.take_refusals())
 
     # -- transactions ------------------------------------------------------------------------
 
     def _begin(self) -> None:
-        if self.plan.exactly_once and not self._in_transaction:
+        if not self._in_transaction:
             assert self.producer is not None
-            self.producer.begin_transaction()
-            self._transaction_started = self._clock.monotonic()
+            if self._guarantee.begin(self.producer):
+                self._transaction_started = self._clock.monotonic()
         self._in_transaction = True
 
     def _commit(self, batch_id: int | None, result: BatchResult) -> None:
         """Commit what is open: records, then their offsets, in one transaction."""
         if not self._in_transaction:
             return
-        plan, producer = self.plan, self.producer
+        plan, producer, guarantee = self.plan, self.producer, self._guarantee
         assert producer is not None
-        offsets = list(self._pending_offsets.values())
-        if plan.exactly_once and not self._verified:
-            stale, earlier = self._earlier_commit(offsets, batch_id)
+        offsets = self._submitted.pending()
+        guard = self._guard
+        if guard is not None and not guard.verified:
+            stale, earlier = guard.first_commit(offsets, plan, batch_id)
             if stale:
                 producer.flush(COMMIT_TIMEOUT_S)
-                result.stale_rows_skipped += len(self._rows[0])
+                result.stale_rows_skipped += self._submitted.acknowledged_rows()
                 self.stale = True
                 self._abort(result, counted=False)
                 if earlier is not None:  # this micro-batch's: its rows are this attempt's
@@ -563,36 +384,26 @@ class LiveSourceTask:
                     result.records += sum(rows.num_rows for rows in earlier.rows)
                     result.replayed = True
                 return
-            self._verified = True
         self._await_deliveries(producer)
-        rows = committed_rows(*self._rows)
-        headers = (
-            [(ROWS_HEADER, encode_rows_header(attempt_digest(plan, batch_id), rows))]
-            if plan.exactly_once
-            else None
+        rows = self._submitted.rows()
+        OffsetsWriter(plan.offsets_topic, plan.offsets_topic_partitions, plan.connector).write(
+            producer,
+            offsets,
+            on_delivery=self._submitted.offsets_delivered,
+            first_headers=guarantee.offsets_headers(plan, batch_id, rows),
         )
-        for message in offset_messages(
-            plan.offsets_topic, plan.offsets_topic_partitions, plan.connector, offsets
-        ):
-            message.produce_with(producer, on_delivery=self._offsets_delivered, headers=headers)
-            headers = None  # on the transaction's first offsets record only
-        if plan.exactly_once:
-            plan.hooks.reached("before_commit", batch_id)
-            try:
-                commit_transaction(producer, COMMIT_TIMEOUT_S)
-            except PRODUCER_ERRORS as error:
-                if txn_requires_abort(error):  # the producer stays usable
-                    with contextlib.suppress(*PRODUCER_ERRORS, SystemError, EosConnectError):
-                        self._abort(result, counted=False)
-                self._in_transaction = False
-                raise self._explained(error) from error
+        guarantee.before_end(plan, batch_id)
+        try:
+            guarantee.end(producer, self._await_deliveries)
+        except PRODUCER_ERRORS as error:
+            if txn_requires_abort(error):  # the producer stays usable
+                with contextlib.suppress(*PRODUCER_ERRORS, SystemError, EosConnectError):
+                    self._abort(result, counted=False)
             self._in_transaction = False
-            self._committed_now(offsets, rows, result)
-            plan.hooks.reached("after_commit", batch_id)
-            return
-        self._await_deliveries(producer)
+            raise self._failures.explained(error, self._submitted.take_refusals()) from error
         self._in_transaction = False
         self._committed_now(offsets, rows, result)
+        guarantee.after_end(plan, batch_id)
 
     def _await_deliveries(self, producer: TransactionalProducer) -> None:
         """Wait until Kafka acknowledged everything produced; fail on any record it refused."""
@@ -605,52 +416,21 @@ class LiveSourceTask:
                 f"{remaining} records were not acknowledged by Kafka within "
                 f"{COMMIT_TIMEOUT_S:.0f}s; their offsets are not committed"
             )
-        if self._errors:
-            raise self._refused_deliveries()
-
-    def _refused_deliveries(self) -> EosConnectError:
-        """The failure of a transaction some of whose records Kafka refused: the first refusal
-        names its topic and, when an ACL is missing, the operation the principal needs (later
-        errors, such as the producer's `Erroneous state`, only follow from it). Refusals that
-        say the producer was fenced mean the task was (its driver stopped, or a newer
-        generation runs)."""
-        errors, self._errors = self._errors, []
-        topic, first = errors[0]
-        if is_fenced_delivery(first):
-            plan = self.plan
-            return ProducerFencedError(
-                f"task {plan.task} of connector {plan.connector} was fenced by a newer producer "
-                f"with transactional id {plan.transactional_id}; its records were not committed"
-            )
-        denied = missing_acl(first, "Write", topic, self._clients)
-        return DeliveryFailedError(
-            f"Kafka refused {len(errors)} records of task {self.plan.task} of connector "
-            f"{self.plan.connector} (first: {topic}: {delivery_error_text(first)}); their "
-            "offsets are not "
-            "committed" + (f"; {denied}" if denied is not None else "")
-        )
+        if self._submitted.refusals:
+            raise self._failures.refused_deliveries(self._submitted.take_refusals())
 
     def _committed_now(
-        self,
-        offsets: list[tuple[SourcePartition, SourceOffset]],
-        rows: pa.RecordBatch,
-        result: BatchResult,
+        self, offsets: list[OffsetPair], rows: pa.RecordBatch, result: BatchResult
     ) -> None:
         """Bookkeeping and the task's hooks once a transaction is committed."""
-        for partition, offset in offsets:
-            key = partition_key(partition)
-            self._committed[key] = offset
-            self._owned.add(key)
-        self._pending_offsets.clear()
+        acknowledged = self._submitted.committed(offsets)
         result.records += rows.num_rows
         result.transactions += 1
         result.offsets_committed += len(offsets)
         if rows.num_rows:
             self._ready_rows.append(rows)
-        self._rows = ([], [], [])
         if self.plan.mirror_offsets_topic:
             self._mirror(offsets)
-        acknowledged, self._acknowledged = self._acknowledged, []
         task = self.task
         assert task is not None
         for record, metadata in acknowledged:
@@ -661,21 +441,13 @@ class LiveSourceTask:
         """The open transaction's records and offsets are dropped; the task polls on."""
         producer = self.producer
         assert producer is not None
-        if self._in_transaction and self.plan.exactly_once:
+        if self._in_transaction:
             try:
-                # Kafka first gets the records, so the transaction's partitions are added: an
-                # abort sent while they are still being added (right after the last commit) finds
-                # that commit's completed state and is refused as INVALID_TXN_STATE, fatally
-                producer.flush(COMMIT_TIMEOUT_S)
-                producer.abort_transaction(COMMIT_TIMEOUT_S)
-                producer.flush(COMMIT_TIMEOUT_S)  # serve the aborted records' reports
+                self._guarantee.abort(producer)
             except (*PRODUCER_ERRORS, SystemError) as error:
                 raise self._kafka_failure(error) from error
         self._in_transaction = False
-        self._pending_offsets.clear()
-        self._rows = ([], [], [])
-        self._acknowledged = []
-        self._errors = []
+        self._submitted.discard()
         if counted:
             result.aborted_transactions += 1
 
@@ -683,90 +455,20 @@ class LiveSourceTask:
         ready, self._ready_rows = self._ready_rows, []
         yield from ready
 
-    def _refused(self, error: ProducerClientError, topic: str) -> EosConnectError:
-        """The producer refused a record of `topic` at once (its metadata already says why, e.g.
-        a missing Write ACL): named like a refusal in a delivery report. A producer already
-        fenced refuses every record with a fatal error standing for the fencing."""
-        error = fatal_cause(self.producer, error)
-        reason = refused_reason(error)
-        if reason is None or is_fenced(error):
-            return self._explained(error)
-        plan = self.plan
-        denied = missing_acl(error, "Write", topic, self._clients)
-        return DeliveryFailedError(
-            f"Kafka refused a record of task {plan.task} of connector {plan.connector} "
-            f"({topic}: {reason})"
-            + (f"; {denied}" if denied is not None else "")
-            + "; nothing of the transaction was committed"
-        )
-
-    def _explained(self, error: ProducerClientError) -> EosConnectError:
-        plan = self.plan
-        if not is_fenced(error) and self._errors:  # a refused record came first: the cause
-            return self._refused_deliveries()
-        if is_fenced(error):
-            return ProducerFencedError(
-                f"task {plan.task} of connector {plan.connector} was fenced by a newer producer "
-                f"with transactional id {plan.transactional_id}; its records were not "
-                f"committed ({error.args[0]})"
-            )
-        # Refused with no record refused: adding the offsets topic to the transaction was
-        denied = missing_acl(error, "Write", plan.offsets_topic, self._clients)
-        return DeliveryFailedError(
-            f"task {plan.task} of connector {plan.connector}: the transaction failed "
-            f"({error.args[0]}); nothing of it was committed"
-            + (f"; {denied} (or on the topics of its records)" if denied is not None else "")
-        )
-
-    def _earlier_commit(
-        self, offsets: list[tuple[SourcePartition, SourceOffset]], batch_id: int | None
-    ) -> tuple[bool, EarlierAttempt | None]:
-        """Whether an earlier attempt committed offsets of these partitions since planning,
-        and what an earlier attempt of this micro-batch committed, if the records read show it."""
-        plan, view = self.plan, self._offsets_view
-        assert view is not None  # read when the task started
-        touched = [partition for partition, _ in offsets]
-        try:
-            records = view.read_new(
-                {
-                    default_partition(
-                        encode_offset_key(plan.connector, p), plan.offsets_topic_partitions
-                    )
-                    for p in touched
-                }
-            )
-        finally:
-            view.close()
-            self._offsets_view = None
-        planned = {partition_key(p): o for p, o in plan.committed}
-        stale = stale_partitions(
-            planned, touched, lambda p: view.snapshot.offset(plan.connector, p)
-        )
-        if stale:
-            log.warning(
-                "connector %s task %d: an earlier attempt already committed offsets for %s; "
-                "this attempt writes nothing",
-                plan.connector,
-                plan.task,
-                stale,
-            )
-            return True, committed_by(attempt_digest(plan, batch_id), records)
-        return False, None
-
     # -- mirroring to the global offsets topic (KIP-618: best effort, never fails the task) --
 
-    def _mirror(self, offsets: list[tuple[SourcePartition, SourceOffset]]) -> None:
+    def _mirror(self, offsets: list[OffsetPair]) -> None:
         plan = self.plan
         assert plan.mirror_offsets_topic is not None
         if self._mirror_producer is None:
             self._mirror_producer = self._task_clients.mirror_producer()
-        for message in offset_messages(
-            plan.mirror_offsets_topic, plan.mirror_offsets_topic_partitions, plan.connector, offsets
-        ):
-            try:
-                message.produce_with(self._mirror_producer)
-            except PRODUCER_ERRORS as error:
-                log.warning("mirroring offsets to %s failed: %s", plan.mirror_offsets_topic, error)
+        writer = OffsetsWriter(
+            plan.mirror_offsets_topic, plan.mirror_offsets_topic_partitions, plan.connector
+        )
+        try:
+            writer.write(self._mirror_producer, offsets)
+        except PRODUCER_ERRORS as error:
+            log.warning("mirroring offsets to %s failed: %s", plan.mirror_offsets_topic, error)
 
     def _flush_mirror(self) -> None:
         if self._mirror_producer is not None and self._mirror_producer.flush(MIRROR_FLUSH_S):
@@ -782,11 +484,8 @@ class LiveSourceTask:
         if self.closed:
             return
         self.closed = True
-        if self.producer is not None and self._in_transaction and self.plan.exactly_once:
-            try:
-                self.producer.abort_transaction(10)
-            except PRODUCER_ERRORS as error:
-                log.info("aborting the open transaction on close failed: %s", error)
+        if self.producer is not None and self._in_transaction:
+            self._guarantee.abandon(self.producer)
         self._in_transaction = False
         if self._preparer is not None:
             self._preparer.close()
@@ -797,8 +496,8 @@ class LiveSourceTask:
                 log.warning("task %d stop() failed: %s", self.plan.task, error)
         if self._config_store is not None:
             self._config_store.close()
-        if self._offsets_view is not None:
-            self._offsets_view.close()
+        if self._guard is not None:
+            self._guard.close()
         self._flush_mirror()
 
 

@@ -16,19 +16,15 @@ from typing import Any
 
 from spark_eos_connect.api.config import InvalidConfigError, props_with_prefix
 from spark_eos_connect.errors import ConfigError, ConnectorNotFoundError
-from spark_eos_connect.runtime.config.config_references import ConfigProviders, is_provider_option
+from spark_eos_connect.runtime.config.config_references import ConfigProviders
 from spark_eos_connect.runtime.config.connect_options import (
     ACCEPTED_VALUES,
     alias_case_problems,
     refused_option_problems,
-    restore_alias_case,
 )
-from spark_eos_connect.runtime.config.framework_config import (
-    FRAMEWORK_CONFIG,
-    split_options,
-)
-from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.config.framework_config import FRAMEWORK_CONFIG
 from spark_eos_connect.runtime.config.option_names import quoted, unknown_option_message
+from spark_eos_connect.runtime.config.options import DataSourceOptions
 from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
 from spark_eos_connect.source.conversion import (
     CONVERTER_OPTIONS,
@@ -177,20 +173,19 @@ def unknown_options(
     return found
 
 
-def source_config_report(options: Mapping[str, Any]) -> tuple[Problems, list[str]]:
+def source_config_report(
+    options: Mapping[str, Any] | DataSourceOptions,
+) -> tuple[Problems, list[str]]:
     """(every problem by option, warnings) for a source connector's data source options; with
     problems, the unknown options are problems too, listed first (the likeliest cause)."""
     from spark_eos_connect.transforms import transform_config_warnings
 
     problems: Problems = {}
-    rest, kafka = split_options(lowered(options))
+    read = DataSourceOptions.read(options)
+    kafka, providers, props = read.kafka, read.providers, read.props
     _add(problems, _kafka_problems(kafka))
-    try:
-        providers = ConfigProviders.from_options(rest)
-    except ConfigError as error:
-        _add(problems, {"config.providers": [str(error)]})
-        providers = ConfigProviders(())
-    props = restore_alias_case({k: v for k, v in rest.items() if not is_provider_option(k)})
+    if read.providers_error is not None:
+        _add(problems, {"config.providers": [str(read.providers_error)]})
     _add(problems, alias_case_problems(props))
     _add(problems, refused_option_problems(props))
     if "name" in props and "${" in str(props["name"]):
@@ -216,7 +211,7 @@ def source_config_report(options: Mapping[str, Any]) -> tuple[Problems, list[str
     return problems, warnings
 
 
-def validate_source_options(options: Mapping[str, Any]) -> list[str]:
+def validate_source_options(options: Mapping[str, Any] | DataSourceOptions) -> list[str]:
     """The warnings about `options`; raises `InvalidConfigError` listing every problem."""
     problems, warnings = source_config_report(options)
     if problems:

@@ -17,22 +17,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Any
 
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, DataSourceStreamWriter
 from pyspark.sql.types import StructType
 
 from spark_eos_connect.errors import EosConnectError
-from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.config.options import DataSourceOptions
 from spark_eos_connect.spark.worker_gc import settle_heap
 from spark_eos_connect.version import DATA_SOURCE_NAME
 
 log = logging.getLogger(__name__)
 
 
-def connector_kind(options: Mapping[str, Any]) -> str | None:
+def connector_kind(options: Mapping[str, Any] | DataSourceOptions) -> str | None:
     """`"source"`, `"sink"` or `"unknown"` for the options' `connector.class`; None if unset."""
-    name = lowered(options).get("connector.class")
+    name = DataSourceOptions.read(options).get("connector.class")
     if not name:
         return None
     from spark_eos_connect.plugins.connectors import connector_type, resolve_connector_class
@@ -40,7 +41,7 @@ def connector_kind(options: Mapping[str, Any]) -> str | None:
     return connector_type(resolve_connector_class(str(name)))
 
 
-def _kind_or_none(options: Mapping[str, Any]) -> str | None:
+def _kind_or_none(options: Mapping[str, Any] | DataSourceOptions) -> str | None:
     """`connector_kind`, or "unknown" when the class cannot be resolved (validation says why)."""
     try:
         return connector_kind(options)
@@ -48,7 +49,7 @@ def _kind_or_none(options: Mapping[str, Any]) -> str | None:
         return "unknown"
 
 
-def reads_kafka(options: Mapping[str, Any]) -> bool:
+def reads_kafka(options: Mapping[str, Any] | DataSourceOptions) -> bool:
     """Whether reader options ask for Kafka topics rather than a source connector."""
     from spark_eos_connect.sink.kafka_input import is_kafka_read
 
@@ -62,21 +63,27 @@ class EosConnectDataSource(DataSource):
     def name(cls) -> str:
         return DATA_SOURCE_NAME
 
+    @cached_property
+    def read_options(self) -> DataSourceOptions:
+        """The options, read once (`runtime.config.options`) and handed to the source and
+        sink sides."""
+        return DataSourceOptions.read(self.options)
+
     def schema(self) -> str:
         """Kafka records (`topics` given; a sink connector's ranges when its `connector.class`
         is given too) or a source connector's committed records; a source
         connector's options are validated here, so that `load()` refuses a bad config."""
-        if reads_kafka(self.options):
+        if reads_kafka(self.read_options):
             from spark_eos_connect.sink.kafka_input import KAFKA_ROW_DDL, SINK_RANGE_DDL
             from spark_eos_connect.spark.kafka_stream import sink_tasks
 
-            return KAFKA_ROW_DDL if sink_tasks(self.options) is None else SINK_RANGE_DDL
+            return KAFKA_ROW_DDL if sink_tasks(self.read_options) is None else SINK_RANGE_DDL
         from spark_eos_connect.source.records import COMMITTED_ROW_DDL
 
-        if _kind_or_none(self.options) not in (None, "sink"):
+        if _kind_or_none(self.read_options) not in (None, "sink"):
             from spark_eos_connect.source.validation import validate_source_options
 
-            for warning in validate_source_options(self.options):
+            for warning in validate_source_options(self.read_options):
                 log.warning("%s", warning)
         return COMMITTED_ROW_DDL
 
@@ -87,21 +94,21 @@ class EosConnectDataSource(DataSource):
         from spark_eos_connect.spark.worker_signals import finish_stop_on_sigterm
 
         finish_stop_on_sigterm()
-        if reads_kafka(self.options):
+        if reads_kafka(self.read_options):
             from spark_eos_connect.spark.kafka_stream import EosConnectKafkaStreamReader
 
-            return EosConnectKafkaStreamReader(self.options)
+            return EosConnectKafkaStreamReader(self.read_options)
         from spark_eos_connect.spark.source_stream import EosConnectSourceStreamReader
 
-        return EosConnectSourceStreamReader(self.options)
+        return EosConnectSourceStreamReader(self.read_options)
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
         """Driver: a sink connector's tasks, or a source connector's rows into Kafka."""
         settle_heap()  # in a Python worker Spark runs again each micro-batch
-        if connector_kind(self.options) == "sink":
+        if connector_kind(self.read_options) == "sink":
             from spark_eos_connect.spark.sink_writer import EosConnectSinkStreamWriter
 
-            return EosConnectSinkStreamWriter(self.options, schema)
+            return EosConnectSinkStreamWriter(self.read_options, schema)
         from spark_eos_connect.spark.source_writer import EosConnectSourceStreamWriter
 
-        return EosConnectSourceStreamWriter(self.options)
+        return EosConnectSourceStreamWriter(self.read_options)

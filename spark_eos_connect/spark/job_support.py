@@ -155,11 +155,10 @@ def job_kafka_client(options: Mapping[str, Any]) -> dict[str, str]:
 
     The values are for the clients only: never print or log them. A reference that cannot be
     resolved is a ConfigError naming the option and the reference, never a value."""
-    from spark_eos_connect.runtime.config.config_references import ConfigProviders
-    from spark_eos_connect.runtime.config.framework_config import split_options
+    from spark_eos_connect.runtime.config.options import DataSourceOptions
 
-    rest, kafka = split_options(options)
-    resolved: dict[str, str] = ConfigProviders.from_options(rest).resolve(kafka, prefix="kafka.")
+    read = DataSourceOptions.read(options)
+    resolved: dict[str, str] = read.checked_providers().resolve(read.kafka, prefix="kafka.")
     return resolved
 
 

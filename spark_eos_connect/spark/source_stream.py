@@ -18,6 +18,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from spark_eos_connect.protocol.config_records import TargetState
+from spark_eos_connect.runtime.config.options import DataSourceOptions
 from spark_eos_connect.source.config import parse_source_pipeline
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.spark.drain import draining
@@ -39,7 +40,7 @@ class EosConnectSourceStreamReader(DataSourceStreamReader):
     """Micro-batches of a source connector; Spark's offsets only count batches, because the
     offsets that decide where tasks resume are the ones committed in Kafka."""
 
-    def __init__(self, options: Mapping[str, Any]) -> None:
+    def __init__(self, options: Mapping[str, Any] | DataSourceOptions) -> None:
         self.config = parse_source_pipeline(options)
         self.coordinator: SourceCoordinator | None = None
 

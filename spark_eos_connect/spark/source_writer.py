@@ -17,8 +17,7 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 
 from spark_eos_connect.api.config import InvalidConfigError
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.runtime.config.framework_config import split_options
-from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.config.options import DataSourceOptions
 from spark_eos_connect.spark.worker_gc import settle_heap
 
 log = logging.getLogger(__name__)
@@ -45,9 +44,10 @@ def summarize(batch_id: int, messages: list[CommittedRowsMessage]) -> str | None
 class EosConnectSourceStreamWriter(DataSourceStreamArrowWriter):
     """The end of a source connector's stream: its records are committed to Kafka already."""
 
-    def __init__(self, options: Mapping[str, Any]) -> None:
-        rest, kafka = split_options(lowered(options))
-        self.name = rest.get("name")
+    def __init__(self, options: Mapping[str, Any] | DataSourceOptions) -> None:
+        read = DataSourceOptions.read(options)
+        kafka = read.kafka
+        self.name = read.get("name")
         problems: dict[str, list[str]] = {}
         if not self.name:
             problems["name"] = [

@@ -2,8 +2,9 @@
 
 `OffsetsTopicView` replays an offsets topic into an `OffsetsSnapshot` and can catch up
 incrementally; `offset_messages` turns a task's committed offsets into the records that a task's
-transaction writes to the offsets topic; `KafkaSourceOffsets` reads and writes a connector's
-offsets as KIP-875's endpoints do (the `SourceOffsetStore` port).
+transaction writes to the offsets topic, and `OffsetsWriter` hands them to a producer (the one
+write of offsets, shared by live source tasks and the KIP-875 endpoints); `KafkaSourceOffsets`
+reads and writes a connector's offsets as KIP-875's endpoints do (the `SourceOffsetStore` port).
 """
 
 from __future__ import annotations
@@ -87,6 +88,36 @@ def offset_messages(
             )
         )
     return messages
+
+
+@dataclass(frozen=True)
+class OffsetsWriter:
+    """Writes `connector`'s source offsets to the offsets topic `topic` (`partitions` of them)
+    with whatever producer the caller holds: in its open transaction, or not."""
+
+    topic: str
+    partitions: int
+    connector: str
+
+    def write(
+        self,
+        producer: TransactionalProducer,
+        offsets: Iterable[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+        on_delivery: Any = None,
+        first_headers: list[tuple[str, bytes]] | None = None,
+    ) -> int:
+        """Produce one record per `(source partition, offset-or-None)` pair (None: a
+        tombstone); `first_headers` go on the first record only. Returns how many."""
+        extra: dict[str, Any] = {} if on_delivery is None else {"on_delivery": on_delivery}
+        headers = first_headers
+        messages = offset_messages(self.topic, self.partitions, self.connector, offsets)
+        for message in messages:
+            if headers is not None:
+                message.produce_with(producer, headers=headers, **extra)
+                headers = None
+            else:
+                message.produce_with(producer, **extra)
+        return len(messages)
 
 
 class OffsetsTopicView:
@@ -205,16 +236,16 @@ class KafkaSourceOffsets:
             primary_partitions = ensure_offsets_topic(
                 self.kafka, topics.primary, self.topic_partitions, self.replication_factor
             )
-            messages = offset_messages(topics.primary, primary_partitions, connector, pairs)
+            primary = OffsetsWriter(topics.primary, primary_partitions, connector)
             if self.exactly_once:
-                self._write_transaction(f"{self.group_id}-{connector}", messages)
+                self._write_transaction(f"{self.group_id}-{connector}", primary, pairs)
             else:
-                self._write_plain(messages)
+                self._write_plain(primary, pairs)
             if topics.secondary is not None:
                 partitions = ensure_offsets_topic(
                     self.kafka, topics.secondary, self.topic_partitions, self.replication_factor
                 )
-                self._write_plain(offset_messages(topics.secondary, partitions, connector, pairs))
+                self._write_plain(OffsetsWriter(topics.secondary, partitions, connector), pairs)
         except OffsetStoreError:
             raise
         except Exception as exc:  # librdkafka and topic errors
@@ -236,12 +267,13 @@ class KafkaSourceOffsets:
                 f"Could not fence the earlier task producers of connector {connector}: {exc}"
             ) from exc
 
-    def _write_transaction(self, transactional_id: str, messages: list[OffsetMessage]) -> None:
+    def _write_transaction(
+        self, transactional_id: str, writer: OffsetsWriter, pairs: Sequence[Pair]
+    ) -> None:
         producer = transactional_producer(self.kafka, transactional_id, self.timeout_s)
         try:
             producer.begin_transaction()
-            for message in messages:
-                message.produce_with(producer)
+            writer.write(producer, pairs)
             producer.commit_transaction(self.timeout_s)
         except Exception:
             try:
@@ -250,7 +282,7 @@ class KafkaSourceOffsets:
                 log.debug("Aborting the offsets transaction failed: %s", abort_exc)
             raise
 
-    def _write_plain(self, messages: list[OffsetMessage]) -> None:
+    def _write_plain(self, writer: OffsetsWriter, pairs: Sequence[Pair]) -> None:
         producer = idempotent_producer(self.kafka)
         errors: list[str] = []
 
@@ -258,8 +290,7 @@ class KafkaSourceOffsets:
             if error is not None:
                 errors.append(str(error))
 
-        for message in messages:
-            message.produce_with(producer, on_delivery=delivered)
+        writer.write(producer, pairs, on_delivery=delivered)
         if producer.flush(self.timeout_s) or errors:
             reason = "; ".join(errors) or f"not delivered within {self.timeout_s:g}s"
             raise OffsetStoreError(f"Writing offsets failed: {reason}")

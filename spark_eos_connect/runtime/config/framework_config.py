@@ -266,15 +266,6 @@ CONNECTOR_FRAMEWORK_CONFIG = (
 FRAMEWORK_CONFIG = WORKER_CONFIG.merge(CONNECTOR_FRAMEWORK_CONFIG)
 
 
-def split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-    """(options without `kafka.`, Kafka client settings with the prefix removed)."""
-    kafka = {
-        k[len(KAFKA_PREFIX) :]: str(v) for k, v in options.items() if k.startswith(KAFKA_PREFIX)
-    }
-    rest = {k: v for k, v in options.items() if not k.startswith(KAFKA_PREFIX)}
-    return rest, kafka
-
-
 def parse_framework_values(rest: Mapping[str, Any], providers: ConfigProviders) -> dict[str, Any]:
     """`FRAMEWORK_CONFIG`'s values, references resolved (the driver needs them; no secrets)."""
     if has_reference(rest.get("name")):

@@ -24,6 +24,7 @@ from spark_eos_connect.source.coordinator import SourceCoordinator
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.source.records import COMMITTED_ROW_SCHEMA
 from spark_eos_connect.source.task_clients import KafkaTaskClients
+from spark_eos_connect.source.task_failures import TaskFailures
 from spark_eos_connect.source.task_loop import (
     BatchResult,
     DeliveryFailedError,
@@ -481,7 +482,7 @@ def test_a_record_the_producer_refuses_at_once_is_named_like_a_refused_delivery(
     topic, the reason and the missing ACL either way."""
     coordinator, topic = plan_factory()
     [plan] = coordinator.plan()
-    live = LiveSourceTask({"bootstrap.servers": bootstrap_servers}, plan)
+    failures = TaskFailures(plan, {"bootstrap.servers": bootstrap_servers})
     refused = KafkaException(
         KafkaError(
             KafkaError.TOPIC_AUTHORIZATION_FAILED,
@@ -489,7 +490,7 @@ def test_a_record_the_producer_refuses_at_once_is_named_like_a_refused_delivery(
         )
     )
 
-    error = live._refused(refused, topic)
+    error = failures.refused(refused, topic, [])
 
     assert isinstance(error, DeliveryFailedError)
     assert f"({topic}: Broker: Topic authorization failed)" in str(error)

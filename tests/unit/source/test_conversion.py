@@ -25,7 +25,8 @@ from spark_eos_connect.source.conversion import (
     record_conversion_problems,
 )
 from spark_eos_connect.source.plan import RecordConversion
-from spark_eos_connect.source.task_loop import LiveSourceTask, same_generation
+from spark_eos_connect.source.task_loop import BatchResult, run_task_once, same_generation
+from spark_eos_connect.storage.memory_log import MemoryLog, MemoryOffsetsLog, MemoryTaskClients
 from spark_eos_connect.testing import example_plan
 
 FILE = {"filename": "/data/in.txt"}
@@ -380,66 +381,67 @@ def test_a_non_retriable_failure_is_not_retried_even_with_a_timeout() -> None:
 # --- the task's side ------------------------------------------------------------------------
 
 
-class FakeProducer:
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, bytes | None, bytes | None, dict[str, Any]]] = []
-
-    def produce(self, topic: str, value: Any = None, key: Any = None, **extra: Any) -> None:
-        self.sent.append((topic, value, key, extra))
-
-    def poll(self, timeout: float) -> int:
-        return 0
-
-
 class RecordingTask(SourceTask):
-    def __init__(self) -> None:
-        super().__init__()
-        self.committed: list[tuple[str, RecordMetadata | None]] = []
+    """Polls `line("a", 2)` and a dropped `line("b", 4, topic="audit")`, then nothing; notes
+    its `commit_record` calls, and what they were when it was polled again (before the
+    micro-batch's commit)."""
 
     def start(self, props: dict[str, str]) -> None:
-        pass
+        RECORDED.clear()
+        self.polls = 0
 
     def poll(self) -> list[SourceRecord] | None:
+        self.polls += 1
+        if self.polls == 1:
+            return [line("a", 2), line("b", 4, topic="audit")]
+        RECORDED.setdefault("before_commit", list(RECORDED.get("committed", [])))
         return None
 
     def stop(self) -> None:
         pass
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
-        self.committed.append((record.value, metadata))
+        RECORDED.setdefault("committed", []).append((record.value, metadata))
 
 
-def live_task(exactly_once: bool) -> tuple[LiveSourceTask, FakeProducer, RecordingTask]:
-    conversion = RecordConversion(options=ROUTE_AND_FILTER)
-    live = LiveSourceTask(
-        {"bootstrap.servers": "unused:1"},
-        example_plan([], exactly_once=exactly_once, conversion=conversion),
+RECORDED: dict[str, list[tuple[str, RecordMetadata | None]]] = {}
+
+
+def run_filtering_task(exactly_once: bool) -> tuple[MemoryLog, BatchResult]:
+    log = MemoryLog()
+    log.create_topic("eosconnect-offsets", 5)
+    plan = example_plan(
+        [],
+        task_class=f"{__name__}.RecordingTask",
+        exactly_once=exactly_once,
+        conversion=RecordConversion(options=ROUTE_AND_FILTER),
+        offsets_positions={},
+        offsets_topic_partitions=5,
+        config_topic="",
     )
-    producer, task = FakeProducer(), RecordingTask()
-    live.producer, live.task = producer, task  # type: ignore[assignment]
-    live._wants_record_callbacks = True
-    live._preparer = RecordPreparer(conversion, ROUTE_AND_FILTER, "c-0")
-    return live, producer, task
+    return log, run_task_once({}, plan, clients=MemoryTaskClients(log))
 
 
 def test_a_filtered_record_moves_the_offset_and_reaches_commit_record_after_the_commit() -> None:
-    live, producer, task = live_task(exactly_once=True)
+    log, result = run_filtering_task(exactly_once=True)
 
-    live._hand_over([line("a", 2), line("b", 4, topic="audit")])
-
-    assert [(topic, value) for topic, value, _, _ in producer.sent] == [("orders-v2", b"a")]
-    assert live._pending_offsets == {'{"filename":"/data/in.txt"}': (FILE, {"position": 4})}
-    assert [(r.value, m) for r, m in live._acknowledged] == [("b", None)]
-    assert task.committed == []  # called once the transaction commits
+    assert [record.value for record in log.read_committed("orders-v2")] == [b"a"]
+    assert result.offsets_committed == 1
+    view = MemoryOffsetsLog(log, "eosconnect-offsets")
+    view.read_new()
+    assert view.snapshot.offset("c", FILE) == {"position": 4}  # the dropped record's
+    assert RECORDED["before_commit"] == []  # called once the transaction commits
+    assert RECORDED["committed"] == [("b", None), ("a", RecordMetadata("orders-v2", 0, 0))]
 
 
 def test_at_least_once_a_filtered_record_reaches_commit_record_at_once() -> None:
-    live, _, task = live_task(exactly_once=False)
+    log, _ = run_filtering_task(exactly_once=False)
 
-    live._hand_over([line("b", 4, topic="audit")])
-
-    assert task.committed == [("b", None)]
-    assert live._pending_offsets == {'{"filename":"/data/in.txt"}': (FILE, {"position": 4})}
+    assert RECORDED["before_commit"] == [("b", None)]
+    assert RECORDED["committed"] == [("b", None), ("a", RecordMetadata("orders-v2", 0, 0))]
+    view = MemoryOffsetsLog(log, "eosconnect-offsets")
+    view.read_new()
+    assert view.snapshot.offset("c", FILE) == {"position": 4}
 
 
 def test_a_changed_conversion_is_not_the_same_task() -> None:

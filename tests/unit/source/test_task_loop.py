@@ -3,6 +3,8 @@ internal topics, and the rows of committed records."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from spark_eos_connect.api.source import TransactionContext
 from spark_eos_connect.source.boundaries import (
     ConnectorBoundary,
@@ -12,11 +14,13 @@ from spark_eos_connect.source.boundaries import (
 )
 from spark_eos_connect.source.records import COMMITTED_ROW_SCHEMA, committed_rows, to_bytes
 from spark_eos_connect.source.task_loop import (
+    BatchResult,
     LiveSourceTask,
     internal_topics,
     same_generation,
     stale_partitions,
 )
+from spark_eos_connect.storage.memory_log import MemoryLog, MemoryTaskClients
 from spark_eos_connect.testing import example_plan as plan
 
 PARTITION = {"filename": "/data/in.txt"}
@@ -42,16 +46,29 @@ def test_a_new_generation_or_config_is_not_the_same_task() -> None:
 
 
 def test_a_kept_task_matches_only_while_its_own_partitions_are_where_it_left_them() -> None:
-    live = LiveSourceTask({"bootstrap.servers": "unused:1"}, plan([(PARTITION, {"position": 4})]))
-    live._owned.add('{"filename":"/data/in.txt"}')
-    other = ({"filename": "/data/other.txt"}, {"position": 1})
+    log = MemoryLog()
+    log.create_topic("eosconnect-offsets", 5)
+    stream = {"stream": 0}
+    first = plan(
+        [],
+        task_class="spark_eos_connect.testing.CounterSourceTask",
+        task_config={"topic": "data", "streams": "1", "streams.assigned": "0"},
+        offsets_positions={},
+        offsets_topic_partitions=5,
+        config_topic="",
+        max_records=4,
+    )
+    live = LiveSourceTask({}, first, clients=MemoryTaskClients(log))
+    for _ in live.run_batch(first, 0, BatchResult()):
+        pass
+    other = ({"stream": 1}, {"position": 1})
 
-    assert live.matches(plan([(PARTITION, {"position": 4})]))
-    assert live.matches(plan([(PARTITION, {"position": 4}), other]))  # another task moved on
-    assert not live.matches(plan([(PARTITION, {"position": 9})]))  # altered, or another attempt
-    assert not live.matches(plan([]))  # reset
-    live.closed = True
-    assert not live.matches(plan([(PARTITION, {"position": 4})]))
+    assert live.matches(replace(first, committed=[(stream, {"position": 4})]))
+    assert live.matches(replace(first, committed=[(stream, {"position": 4}), other]))
+    assert not live.matches(replace(first, committed=[(stream, {"position": 9})]))  # altered
+    assert not live.matches(first)  # reset, or planned before its commit
+    live.close()
+    assert not live.matches(replace(first, committed=[(stream, {"position": 4})]))
 
 
 def test_internal_topics_are_the_frameworks_own() -> None:
