@@ -460,8 +460,10 @@ class Struct:
 
     def put(self, name: str, value: Any) -> Struct:
         """Set a field; raises `DataError` if `value` does not match the field's schema."""
-        found = self._field(name)
-        _check(found.schema, value, name)
+        found = self._schema._by_name.get(name) or self._field(name)
+        schema = found.schema
+        if value.__class__ is not schema._plain or not _plainly_valid(schema, value):
+            _check(schema, value, name)
         self._values[found.index] = value
         return self
 
@@ -843,6 +845,13 @@ def _check(schema: Schema, value: Any, path: str) -> None:
             raise DataError(
                 f"Invalid value for {_where(path)}: null for a required {_expected(schema)}"
             )
+        return
+    if (
+        value.__class__ is Struct
+        and schema.type is Type.STRUCT
+        and schema.name not in _LOGICAL_NAMES
+    ):
+        _check_struct(schema, value, path)
         return
     if _check_logical(schema, value, path):
         return
