@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import decimal
+import operator
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -162,14 +163,23 @@ class JsonWriter:
         names = [_field_name(f.name, "") + ":" for f in schema.fields]
         writers = [self._compile(f.schema) for f in schema.fields]
         pairs = list(zip(names, writers, strict=True))
+        flat = all(f.schema._plain in (str, int, bool) for f in schema.fields)
+        last: list[Any] = [None, (), ""]
+        """A flat struct's last value, its field values and its JSON: written again when the
+        same struct holds the same objects (a source block shared by a transaction's events)."""
 
         def write_struct(value: Any) -> str:
             if value.__class__ is Struct and value.schema is schema:
                 values = value.values()
+                if flat and value is last[0] and all(map(operator.is_, values, last[1])):
+                    return str(last[2])
                 written = [
                     name + put(item) for (name, put), item in zip(pairs, values, strict=True)
                 ]
-                return "{" + ",".join(written) + "}"
+                text = "{" + ",".join(written) + "}"
+                if flat:
+                    last[:] = [value, tuple(values), text]
+                return text
             if value is None and null is not None:
                 return null
             raise _Unplain
