@@ -38,6 +38,7 @@ A value that does not match raises `DataError`, naming where it is (`field "addr
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import datetime as dt
 import decimal
@@ -87,6 +88,21 @@ class Type(enum.Enum):
 
 
 _INT_BITS = {Type.INT8: 8, Type.INT16: 16, Type.INT32: 32, Type.INT64: 64}
+_PLAIN_CLASSES: dict[Type, type] = {
+    **dict.fromkeys(_INT_BITS, int),
+    Type.FLOAT32: float,
+    Type.FLOAT64: float,
+    Type.BOOLEAN: bool,
+    Type.STRING: str,
+    Type.BYTES: bytes,
+}
+"""The class of the values of a primitive type that `_check` can accept by class alone."""
+_LOGICAL_NAMES: tuple[str, ...] = (
+    "org.apache.kafka.connect.data.Decimal",
+    "org.apache.kafka.connect.data.Date",
+    "org.apache.kafka.connect.data.Time",
+    "org.apache.kafka.connect.data.Timestamp",
+)
 
 
 @dataclass(frozen=True)
@@ -120,6 +136,13 @@ class Schema:
     _by_name: dict[str, Field] = dataclasses.field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _plain: builtins.type | None = dataclasses.field(
+        default=None, init=False, repr=False, compare=False
+    )
+    """The one Python class whose values pass `_check` at a glance (ints within `_bounds`)."""
+    _bounds: tuple[int, int] | None = dataclasses.field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     INT8: ClassVar[Schema]
     INT16: ClassVar[Schema]
@@ -147,6 +170,11 @@ class Schema:
         object.__setattr__(self, "parameters", params)
         object.__setattr__(self, "fields", tuple(self.fields))
         self._check_shape()
+        if self.name not in _LOGICAL_NAMES and self.type in _PLAIN_CLASSES:
+            object.__setattr__(self, "_plain", _PLAIN_CLASSES[self.type])
+            bits = _INT_BITS.get(self.type)
+            if bits is not None:
+                object.__setattr__(self, "_bounds", (-(2 ** (bits - 1)), 2 ** (bits - 1)))
         for position, f in enumerate(self.fields):
             if f.index != position:
                 raise DataError(f"field {f.name!r} has index {f.index}, expected {position}")
@@ -432,8 +460,10 @@ class Struct:
 
     def put(self, name: str, value: Any) -> Struct:
         """Set a field; raises `DataError` if `value` does not match the field's schema."""
-        found = self._field(name)
-        _check(found.schema, value, name)
+        found = self._schema._by_name.get(name) or self._field(name)
+        schema = found.schema
+        if value.__class__ is not schema._plain or not _plainly_valid(schema, value):
+            _check(schema, value, name)
         self._values[found.index] = value
         return self
 
@@ -452,11 +482,18 @@ class Struct:
         self._validate("")
 
     def _validate(self, path: str) -> None:
-        for f in self._schema.fields:
-            value = self._values[f.index]
-            if value is None and (f.schema.optional or f.schema.default_value is not None):
+        for f, value in zip(self._schema.fields, self._values, strict=True):
+            schema = f.schema
+            if value is None:
+                if schema.optional or schema.default_value is not None:
+                    continue
+            elif _plainly_valid(schema, value):
                 continue
-            _check(f.schema, value, _join(path, f.name))
+            _check(schema, value, _join(path, f.name))
+
+    def values(self) -> list[Any]:
+        """The values as set, in field order (None when unset; treat the list as read-only)."""
+        return self._values
 
     def to_dict(self) -> dict[str, Any]:
         """Field name to value (defaults applied), nested structs as dicts too."""
@@ -698,7 +735,7 @@ Date.SCHEMA = Date.schema()
 Time.SCHEMA = Time.schema()
 Timestamp.SCHEMA = Timestamp.schema()
 
-_LOGICAL_NAMES = (
+assert _LOGICAL_NAMES == (
     Decimal.LOGICAL_NAME,
     Date.LOGICAL_NAME,
     Time.LOGICAL_NAME,
@@ -792,12 +829,29 @@ def _check_logical(schema: Schema, value: Any, path: str) -> bool:
     return True
 
 
+def _plainly_valid(schema: Schema, value: Any) -> bool:
+    """Whether `value` is of its schema's plain class (and an int within bounds): valid."""
+    bounds = schema._bounds
+    if bounds is None:
+        return value.__class__ is schema._plain
+    return value.__class__ is int and bounds[0] <= value < bounds[1]
+
+
 def _check(schema: Schema, value: Any, path: str) -> None:
+    if value.__class__ is schema._plain and _plainly_valid(schema, value):
+        return
     if value is None:
         if not schema.optional:
             raise DataError(
                 f"Invalid value for {_where(path)}: null for a required {_expected(schema)}"
             )
+        return
+    if (
+        value.__class__ is Struct
+        and schema.type is Type.STRUCT
+        and schema.name not in _LOGICAL_NAMES
+    ):
+        _check_struct(schema, value, path)
         return
     if _check_logical(schema, value, path):
         return
@@ -850,7 +904,7 @@ def _check_map(schema: Schema, value: Any, path: str) -> None:
 def _check_struct(schema: Schema, value: Any, path: str) -> None:
     if not isinstance(value, Struct):
         raise _mismatch(schema, value, path)
-    if value.schema != schema:
+    if value.schema is not schema and value.schema != schema:
         raise DataError(
             f"Invalid value for {_where(path)}: the Struct's schema {value.schema!r} is not the "
             f"field's schema {schema!r}"

@@ -131,7 +131,7 @@ class JsonConverter(Converter):
         """JSON bytes, an envelope when `schemas.enable`; None when schema and value are None."""
         if schema is None and value is None:
             return None
-        payload = self._writer.value(schema, value)
+        payload = self._writer.write(schema, value)
         if not self.schemas_enable:
             return payload.encode("utf-8")
         schema_text = "null" if schema is None else self.schema_json(schema)

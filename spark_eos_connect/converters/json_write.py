@@ -7,6 +7,11 @@ is none); `JsonWriter.schema` renders a schema as JsonConverter's schema JSON: `
 Floats use Java's shortest-digit forms (`1.0`, `1.0E10`; non-finite ones as the strings `"NaN"`,
 `"Infinity"`), bytes and BASE64 decimals are base64 strings, NUMERIC decimals
 `BigDecimal.toString`, maps with non-string keys arrays of `[key, value]` pairs.
+
+`JsonWriter.write` is `value` for records: it renders a schema's values with a writer made once
+per schema (a struct's field names written once, strings, ints, floats and booleans of their
+plain Python class at a glance), and hands any other value, and any value that does not fit,
+to `value`, which writes it or raises the error it raises.
 """
 
 from __future__ import annotations
@@ -14,8 +19,9 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import decimal
-from collections.abc import Mapping
-from typing import Any
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
 from spark_eos_connect.api.data import (
     Date,
@@ -50,6 +56,15 @@ JSON_TYPE_NAMES = {
 """Connect type to the name JsonConverter's schemas use (FLOAT32 is "float", FLOAT64 "double")."""
 
 _NULL = "null"
+_COMPILED_SCHEMAS: Final = 1024
+"""Schemas whose writers a `JsonWriter` keeps (all are dropped when one more comes)."""
+
+
+class _Unplain(Exception):
+    """A value the compiled writer does not take: `JsonWriter.value` writes it (or fails)."""
+
+
+Write = Callable[[Any], str]
 
 
 def _where(path: str) -> str:
@@ -81,6 +96,101 @@ class JsonWriter:
     def __init__(self, decimal_numeric: bool, replace_null_with_default: bool) -> None:
         self.decimal_numeric = decimal_numeric
         self.replace_null_with_default = replace_null_with_default
+        self._compiled: dict[int, tuple[Schema, Write]] = {}
+
+    # --- records -----------------------------------------------------------------------------
+
+    def write(self, schema: Schema | None, value: Any) -> str:
+        """As `value(schema, value)`, through the schema's compiled writer."""
+        if schema is None:
+            return self.value(None, value)
+        entry = self._compiled.get(id(schema))
+        if entry is None or entry[0] is not schema:
+            if len(self._compiled) >= _COMPILED_SCHEMAS:
+                self._compiled.clear()
+            entry = self._compiled[id(schema)] = (schema, self._compile(schema))
+        try:
+            return entry[1](value)
+        except (_Unplain, DataError, ValueError):
+            return self.value(schema, value)
+
+    def _compile(self, schema: Schema) -> Write:
+        """A writer of the plain values of `schema`; it raises `_Unplain` on any other."""
+        null = self._null_text(schema)
+        kind, plain = schema.type, schema._plain
+        if kind is Type.STRUCT and schema.name not in _LOGICAL:
+            return self._compile_struct(schema, null)
+        if plain is str:
+
+            def write_str(value: Any) -> str:
+                if value.__class__ is str:
+                    return quote(value)
+                if value is None and null is not None:
+                    return null
+                raise _Unplain
+
+            return write_str
+        if plain is int and schema._bounds is not None:
+            low, high = schema._bounds
+
+            def write_int(value: Any) -> str:
+                if value.__class__ is int and low <= value < high:
+                    return str(value)
+                if value is None and null is not None:
+                    return null
+                raise _Unplain
+
+            return write_int
+        if plain is bool:
+
+            def write_bool(value: Any) -> str:
+                if value is True:
+                    return "true"
+                if value is False:
+                    return "false"
+                if value is None and null is not None:
+                    return null
+                raise _Unplain
+
+            return write_bool
+
+        def write_other(value: Any) -> str:
+            return self.value(schema, value)  # its errors name no path: `write` writes anew
+
+        return write_other
+
+    def _compile_struct(self, schema: Schema, null: str | None) -> Write:
+        names = [_field_name(f.name, "") + ":" for f in schema.fields]
+        writers = [self._compile(f.schema) for f in schema.fields]
+        pairs = list(zip(names, writers, strict=True))
+        flat = all(f.schema._plain in (str, int, bool) for f in schema.fields)
+        last: list[Any] = [None, (), ""]
+        """A flat struct's last value, its field values and its JSON: written again when the
+        same struct holds the same objects (a source block shared by a transaction's events)."""
+
+        def write_struct(value: Any) -> str:
+            if value.__class__ is Struct and value.schema is schema:
+                values = value.values()
+                if flat and value is last[0] and all(map(operator.is_, values, last[1])):
+                    return str(last[2])
+                written = [
+                    name + put(item) for (name, put), item in zip(pairs, values, strict=True)
+                ]
+                text = "{" + ",".join(written) + "}"
+                if flat:
+                    last[:] = [value, tuple(values), text]
+                return text
+            if value is None and null is not None:
+                return null
+            raise _Unplain
+
+        return write_struct
+
+    def _null_text(self, schema: Schema) -> str | None:
+        """What `value` writes for a null of `schema`, None when that is not a plain `null`."""
+        if schema.default_value is not None and self.replace_null_with_default:
+            return None
+        return _NULL if schema.optional else None
 
     # --- schemas -----------------------------------------------------------------------------
 
@@ -278,6 +388,13 @@ class JsonWriter:
         )
         return "{" + ",".join(fields) + "}"
 
+
+_LOGICAL: Final = (
+    Decimal.LOGICAL_NAME,
+    Date.LOGICAL_NAME,
+    Time.LOGICAL_NAME,
+    Timestamp.LOGICAL_NAME,
+)
 
 _FIELD_NAMES: dict[str, str] = {}
 """Field name -> its JSON string (the names of a few schemas, written for every record)."""

@@ -17,13 +17,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from spark_eos_connect.api.data import Schema, SchemaBuilder, Struct
-from spark_eos_connect.connectors.postgres.schemas import TableInfo, column_schema, parse_value
+from spark_eos_connect.api.data import Decimal, Schema, SchemaBuilder, Struct, Type
+from spark_eos_connect.connectors.postgres.pgoutput import UNCHANGED_TOAST
+from spark_eos_connect.connectors.postgres.schemas import (
+    TableInfo,
+    column_schema,
+    parse_value,
+    text_parser,
+)
 from spark_eos_connect.errors import DataError
 
 __all__ = [
     "CONNECTOR_VERSION",
     "SOURCE_SCHEMA",
+    "UNAVAILABLE",
     "ChangeEvent",
     "SourceInfo",
     "TableSchemas",
@@ -32,6 +39,33 @@ __all__ = [
 
 CONNECTOR_VERSION: Final = "3.6.1.Final"
 """The Debezium release whose envelope these events follow (`source.version`)."""
+
+UNAVAILABLE: Final = "__debezium_unavailable_value"
+"""What Debezium puts in a text column whose TOASTed value an update did not send."""
+
+_ZEROS: Final[dict[Type, Any]] = {
+    Type.INT8: 0,
+    Type.INT16: 0,
+    Type.INT32: 0,
+    Type.INT64: 0,
+    Type.FLOAT32: 0.0,
+    Type.FLOAT64: 0.0,
+    Type.BOOLEAN: False,
+    Type.STRING: "",
+    Type.BYTES: b"",
+}
+
+
+def placeholder(schema: Schema) -> Any:
+    """A value for a required column the database did not send (Debezium fills these too)."""
+    if schema.optional:
+        return None
+    if schema.name == Decimal.LOGICAL_NAME:
+        import decimal
+
+        return decimal.Decimal(0)
+    return _ZEROS.get(schema.type)
+
 
 _SNAPSHOT_VALUES: Final = (
     "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental"
@@ -136,6 +170,17 @@ class TableSchemas:
         for column in table.columns:
             row = row.field(column.name, column_schema(column))
         self.row_schema = row.build()
+        self._fills = [
+            (
+                column.name,
+                text_parser(column),
+                placeholder(field.schema),
+                UNAVAILABLE if field.schema.type is Type.STRING else placeholder(field.schema),
+            )
+            for column, field in zip(table.columns, self.row_schema.fields, strict=True)
+        ]
+        """Per column: name, text parser (None: the text), value for a null, value for an
+        unchanged TOASTed value."""
         self.envelope_schema = (
             SchemaBuilder.struct()
             .name(f"{self.topic}.Envelope")
@@ -156,10 +201,21 @@ class TableSchemas:
         return tuple(parse_value(column, row[i]) for column, i in self._key_columns)
 
     def row(self, values: Sequence[Any]) -> Struct:
-        """A `Value` struct of a row of text values (a value may be pre-parsed)."""
+        """A `Value` struct of a row of text values (a value may be pre-parsed): a null of a
+        required column takes its placeholder, pgoutput's `UNCHANGED_TOAST` Debezium's
+        `__debezium_unavailable_value` (a placeholder in a column that is not text)."""
         struct = Struct(self.row_schema)
-        for column, value in zip(self.table.columns, values, strict=True):
-            struct.put(column.name, parse_value(column, value) if isinstance(value, str) else value)
+        put = struct.put
+        for (name, parse, missing, unchanged), value in zip(self._fills, values, strict=True):
+            if value.__class__ is str:
+                if parse is not None:
+                    value = parse(value)
+            elif value is None:
+                value = missing
+            elif value is UNCHANGED_TOAST:
+                value = unchanged
+            if value is not None:  # an unset field is null
+                put(name, value)
         return struct
 
     def key(self, row: Struct) -> Struct:
@@ -182,8 +238,10 @@ class TableSchemas:
         if row is None:
             raise DataError(f"a {op!r} event of {self.table.qualified} needs a row")
         envelope = Struct(self.envelope_schema)
-        envelope.put("before", before)
-        envelope.put("after", after)
+        if before is not None:
+            envelope.put("before", before)
+        if after is not None:
+            envelope.put("after", after)
         envelope.put("source", self._source(source))
         envelope.put("op", op)
         envelope.put("ts_ms", now_us // 1000)

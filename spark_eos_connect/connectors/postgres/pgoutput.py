@@ -150,6 +150,12 @@ class Truncate:
 Message = Begin | Commit | Origin | Relation | TypeInfo | Insert | Update | Delete | Truncate
 
 
+_FORMATS: dict[str, struct.Struct] = {}
+"""Compiled `struct` formats by format string."""
+_INT32: Final = struct.Struct("!i")
+_TEXT, _NULL, _UNCHANGED = ord("t"), ord("n"), ord("u")
+
+
 class _Reader:
     __slots__ = ("data", "position")
 
@@ -158,11 +164,13 @@ class _Reader:
         self.position = 0
 
     def take(self, fmt: str) -> tuple[int, ...]:
-        size = struct.calcsize(fmt)
-        end = self.position + size
+        compiled = _FORMATS.get(fmt)
+        if compiled is None:
+            compiled = _FORMATS[fmt] = struct.Struct(fmt)
+        end = self.position + compiled.size
         if end > len(self.data):
             raise PgOutputError(f"message truncated at byte {self.position}: {self.data[:40]!r}")
-        values = struct.unpack_from(fmt, self.data, self.position)
+        values = compiled.unpack_from(self.data, self.position)
         self.position = end
         return values
 
@@ -179,22 +187,29 @@ class _Reader:
 
     def tuple_data(self) -> tuple[Value, ...]:
         (count,) = self.take("!h")
+        data, at, size = self.data, self.position, len(self.data)
         values: list[Value] = []
+        append = values.append
         for _ in range(count):
-            kind = self.byte()
-            if kind == "n":
-                values.append(None)
-            elif kind == "u":
-                values.append(UNCHANGED_TOAST)
-            elif kind == "t":
-                (length,) = self.take("!i")
-                end = self.position + length
-                if end > len(self.data):
-                    raise PgOutputError(f"column value truncated at byte {self.position}")
-                values.append(self.data[self.position : end].decode("utf-8"))
-                self.position = end
+            if at >= size:
+                raise PgOutputError(f"message truncated at byte {at}: {data[:40]!r}")
+            kind = data[at]
+            at += 1
+            if kind == _TEXT:
+                if at + 4 > size:
+                    raise PgOutputError(f"message truncated at byte {at}: {data[:40]!r}")
+                end = at + 4 + _INT32.unpack_from(data, at)[0]
+                if end > size:
+                    raise PgOutputError(f"column value truncated at byte {at + 4}")
+                append(data[at + 4 : end].decode("utf-8"))
+                at = end
+            elif kind == _NULL:
+                append(None)
+            elif kind == _UNCHANGED:
+                append(UNCHANGED_TOAST)
             else:
-                raise PgOutputError(f"unknown column kind {kind!r} (binary mode is not used)")
+                raise PgOutputError(f"unknown column kind {chr(kind)!r} (binary mode is not used)")
+        self.position = at
         return tuple(values)
 
 
@@ -252,7 +267,7 @@ def decode(data: bytes) -> Message | None:
     """One pgoutput message; None for kinds a CDC source ignores (logical messages)."""
     if not data:
         raise PgOutputError("empty message")
-    reader = _Reader(bytes(data))
+    reader = _Reader(data if data.__class__ is bytes else bytes(data))
     kind = reader.byte()
     if kind == "B":
         return Begin(*reader.take("!QqI"))

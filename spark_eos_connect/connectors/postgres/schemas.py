@@ -20,7 +20,7 @@ from typing import Any, Final
 from spark_eos_connect.api.data import Decimal, Schema, SchemaBuilder
 from spark_eos_connect.errors import DataError
 
-__all__ = ["ColumnInfo", "TableInfo", "column_schema", "parse_value"]
+__all__ = ["ColumnInfo", "TableInfo", "column_schema", "parse_value", "text_parser"]
 
 BOOL, BYTEA, NAME, INT8, INT2, INT4, TEXT, OID = 16, 17, 19, 20, 21, 23, 25, 26
 JSON, FLOAT4, FLOAT8, BPCHAR, VARCHAR, DATE, TIME = 114, 700, 701, 1042, 1043, 1082, 1083
@@ -158,3 +158,25 @@ def parse_value(column: ColumnInfo, text: str | None) -> Any:
         raise DataError(
             f"column {column.name}: cannot read {text[:40]!r} as type {column.type_oid}: {error}"
         ) from error
+
+
+def text_parser(column: ColumnInfo) -> Callable[[str], Any] | None:
+    """`parse_value` of one column's non-null text with the type looked up once; None when
+    the value is its text."""
+    if column.type_oid == NUMERIC and column.type_modifier >= 4:
+        return decimal.Decimal
+    parser = _PARSERS.get(column.type_oid)
+    if parser is None:
+        return None
+    found = parser
+
+    def parse(text: str) -> Any:
+        try:
+            return found(text)
+        except ValueError as error:
+            raise DataError(
+                f"column {column.name}: cannot read {text[:40]!r} as type {column.type_oid}: "
+                f"{error}"
+            ) from error
+
+    return parse

@@ -34,14 +34,12 @@ import time
 from collections.abc import Iterator
 from typing import Any, Final
 
-from spark_eos_connect.api.data import Schema, Struct
 from spark_eos_connect.api.source import RecordMetadata, SourceRecord, SourceTask
 from spark_eos_connect.connectors.postgres import config as options
 from spark_eos_connect.connectors.postgres import database as db
 from spark_eos_connect.connectors.postgres.envelope import ChangeEvent, SourceInfo, TableSchemas
 from spark_eos_connect.connectors.postgres.pgoutput import (
     POSTGRES_EPOCH_US,
-    UNCHANGED_TOAST,
     Begin,
     Commit,
     Delete,
@@ -59,14 +57,11 @@ from spark_eos_connect.connectors.postgres.positions import (
     skip_count,
     skips_change,
 )
-from spark_eos_connect.connectors.postgres.schemas import ColumnInfo, TableInfo, parse_value
+from spark_eos_connect.connectors.postgres.schemas import TableInfo, parse_value
 
 __all__ = ["PostgresCdcSourceTask"]
 
 log = logging.getLogger(__name__)
-
-UNAVAILABLE: Final = "__debezium_unavailable_value"
-"""What Debezium puts in a text column whose TOASTed value an update did not send."""
 
 MAX_PEEK_ROWS: Final = 1 << 22
 """The most messages one read past the cursor asks for."""
@@ -78,28 +73,6 @@ read less often while a micro-batch lasts."""
 
 def _now_us() -> int:
     return time.time_ns() // 1000
-
-
-def _placeholder(schema: Schema) -> Any:
-    """A value for a required column the database did not send (Debezium fills these too)."""
-    if schema.optional:
-        return None
-    defaults: dict[str, Any] = {
-        "INT8": 0,
-        "INT16": 0,
-        "INT32": 0,
-        "INT64": 0,
-        "FLOAT32": 0.0,
-        "FLOAT64": 0.0,
-        "BOOLEAN": False,
-        "STRING": "",
-        "BYTES": b"",
-    }
-    if schema.name == "org.apache.kafka.connect.data.Decimal":
-        import decimal
-
-        return decimal.Decimal(0)
-    return defaults.get(schema.type.name)
 
 
 class PostgresCdcSourceTask(SourceTask):
@@ -152,6 +125,9 @@ class PostgresCdcSourceTask(SourceTask):
         config = options.CONFIG_DEF.parse(props)
         self._settings = options.connection_settings(config)
         self._prefix: str = config[options.TOPIC_PREFIX]
+        self._source_partition = {SERVER_FIELD: self._prefix}
+        """Every record's source partition: one object, so the runtime keeps one offset per
+        poll."""
         self._slot: str = config[options.SLOT_NAME]
         self._publication: str = config[options.PUBLICATION_NAME]
         self._batch: int = config[options.MAX_BATCH_SIZE]
@@ -164,8 +140,7 @@ class PostgresCdcSourceTask(SourceTask):
         self._schemas = {t.qualified: TableSchemas(self._prefix, t) for t in self._tables}
         self._index = {t.qualified: i for i, t in enumerate(self._tables)}
         db.ensure_publication(self._connection, self._publication, self._tables)
-        partition = {SERVER_FIELD: self._prefix}
-        committed = parse_offset(self.context.offset_storage_reader.offset(partition))
+        committed = parse_offset(self.context.offset_storage_reader.offset(self._source_partition))
         state = db.slot_state(self._connection, self._slot)
         if committed is None:
             self._start_over(state, config[options.SNAPSHOT_MODE])
@@ -232,12 +207,9 @@ class PostgresCdcSourceTask(SourceTask):
             return self._poll_snapshot()
         return self._poll_stream()
 
-    def _partition(self) -> dict[str, Any]:
-        return {SERVER_FIELD: self._prefix}
-
     def _record(self, event: ChangeEvent, position: Position) -> SourceRecord:
         return SourceRecord(
-            self._partition(),
+            self._source_partition,
             position.offset(),
             event.topic,
             event.value,
@@ -445,35 +417,14 @@ class PostgresCdcSourceTask(SourceTask):
             for name, text in zip(table.key, key, strict=True)
         )
 
-    def _row(self, schemas: TableSchemas, values: tuple[Any, ...] | None) -> Struct | None:
-        if values is None:
-            return None
-        struct = Struct(schemas.row_schema)
-        for column, value in zip(schemas.table.columns, values, strict=True):
-            struct.put(column.name, self._value(schemas, column, value))
-        return struct
-
-    @staticmethod
-    def _value(schemas: TableSchemas, column: ColumnInfo, value: Any) -> Any:
-        schema = schemas.row_schema.field(column.name)
-        assert schema is not None
-        if value is UNCHANGED_TOAST:
-            return (
-                UNAVAILABLE if schema.schema.type.name == "STRING" else _placeholder(schema.schema)
-            )
-        if value is None:
-            return _placeholder(schema.schema)
-        return parse_value(column, value)
-
     def _events(
         self, schemas: TableSchemas, change: Any, source: SourceInfo, now: int
     ) -> list[ChangeEvent]:
         if isinstance(change, Insert):
-            return [schemas.event("c", None, self._row(schemas, change.new), source, now)]
+            return [schemas.event("c", None, schemas.row(change.new), source, now)]
         if isinstance(change, Update):
-            after = self._row(schemas, change.new)
-            before = self._row(schemas, change.old)
-            assert after is not None
+            after = schemas.row(change.new)
+            before = None if change.old is None else schemas.row(change.old)
             if before is not None and schemas.key(before) != schemas.key(after):
                 deleted = schemas.event("d", before, None, source, now)
                 events = [deleted]
@@ -483,8 +434,7 @@ class PostgresCdcSourceTask(SourceTask):
             return [
                 schemas.event("u", before if not change.old_is_key else None, after, source, now)
             ]
-        before = self._row(schemas, change.old)
-        deleted = schemas.event("d", before, None, source, now)
+        deleted = schemas.event("d", schemas.row(change.old), None, source, now)
         return [deleted, schemas.tombstone(deleted)] if self._tombstones else [deleted]
 
     # -- commits ----------------------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""`docs/connectors/postgres-cdc-source.md`'s PostgreSQL -> Kafka example, run as the page shows
-it on the test broker and the test PostgreSQL server (only addresses, names and login
-replaced)."""
+"""`docs/connectors/postgres-cdc-source.md`'s examples, PostgreSQL -> Kafka and PostgreSQL ->
+Kafka -> Delta, run as the page shows them on the test broker and the test PostgreSQL server
+(only addresses, names, paths and login replaced)."""
 
 from __future__ import annotations
 
@@ -23,10 +23,30 @@ pytestmark = pytest.mark.integration
 PAGE = Path(__file__).resolve().parents[3] / "docs" / "connectors" / "postgres-cdc-source.md"
 
 
-def python_block(markdown: str) -> str:
-    """The page's (only) Python block."""
-    [block] = re.findall(r"```python\n(.*?)```", markdown, re.DOTALL)
-    return block
+def python_blocks(markdown: str) -> list[str]:
+    """The page's Python blocks: the CDC query, then the Delta mirror of its topic."""
+    blocks = re.findall(r"```python\n(.*?)```", markdown, re.DOTALL)
+    assert len(blocks) == 2, f"expected the page's two Python blocks, found {len(blocks)}"
+    return blocks
+
+
+def cdc_code(database: PostgresDatabase, name: str, bootstrap: str, checkpoint: Path) -> str:
+    """The first block for this test's database, broker, connector name and checkpoint."""
+    prefix = name.replace("-", "_")
+    return replace_literals(
+        python_blocks(PAGE.read_text())[0],
+        {
+            "shop-cdc": name,
+            "127.0.0.1": database.host,
+            "5432": str(database.port),
+            "eosconnect": database.user,
+            "change-me": database.password,
+            "shop": prefix,
+            "shop_cdc": prefix,
+            "127.0.0.1:9092": bootstrap,
+            "/tmp/checkpoints/shop-cdc": str(checkpoint),
+        },
+    ).replace(f'"database.dbname", "{prefix}"', f'"database.dbname", "{database.dbname}"')
 
 
 def test_the_postgres_to_kafka_example_delivers_each_change_once(
@@ -46,19 +66,7 @@ def test_the_postgres_to_kafka_example_delivers_each_change_once(
     prefix = name.replace("-", "_")
     topic = f"{prefix}.public.orders"
     ensure_topic(admin_client(kafka_config), topic, partitions=1)
-    code = replace_literals(
-        python_block(PAGE.read_text()),
-        {
-            "shop-cdc": name,
-            "127.0.0.1": postgres_db.host,
-            "5432": str(postgres_db.port),
-            "eosconnect": postgres_db.user,
-            "change-me": postgres_db.password,
-            "shop": prefix,
-            "127.0.0.1:9092": bootstrap_servers,
-            "/tmp/checkpoints/shop-cdc": str(tmp_path / "ck"),
-        },
-    ).replace(f'"database.dbname", "{prefix}"', f'"database.dbname", "{postgres_db.dbname}"')
+    code = cdc_code(postgres_db, name, bootstrap_servers, tmp_path / "ck")
     namespace: dict[str, Any] = {"spark": spark}
     exec(compile(code, str(PAGE), "exec"), namespace)
     query = namespace["query"]
@@ -76,3 +84,77 @@ def test_the_postgres_to_kafka_example_delivers_each_change_once(
     assert [None if v is None else v["op"] for v in values[20:]] == ["u", "d", None]
     assert values[20]["after"] == {"id": 1, "item": "changed"}
     assert json.loads(records[22].key)["payload"] == {"id": 2}
+
+
+def test_the_postgres_to_kafka_to_delta_example_mirrors_the_table(
+    spark: Any,
+    bootstrap_servers: str,
+    kafka_config: dict[str, Any],
+    read_committed: Callable[..., list[Any]],
+    unique_name: Callable[[str], str],
+    postgres_db: PostgresDatabase,
+    tmp_path: Path,
+) -> None:
+    postgres_db.execute(
+        "CREATE TABLE orders (id int PRIMARY KEY, item text)",
+        "INSERT INTO orders SELECT g, 'item-' || g FROM generate_series(1, 5) g",
+    )
+    name = unique_name("shop-cdc")
+    topic = f"{name.replace('-', '_')}.public.orders"
+    ensure_topic(admin_client(kafka_config), topic, partitions=1)
+    table = tmp_path / "orders"
+    mirror = replace_literals(
+        python_blocks(PAGE.read_text())[1],
+        {
+            "orders-to-delta": unique_name("orders-to-delta"),
+            "shop.public.orders": topic,
+            "/tmp/tables/orders": str(table),
+            "127.0.0.1:9092": bootstrap_servers,
+            "/tmp/checkpoints/orders-to-delta": str(tmp_path / "ck-delta"),
+        },
+    )
+    namespace: dict[str, Any] = {"spark": spark}
+    exec(
+        compile(cdc_code(postgres_db, name, bootstrap_servers, tmp_path / "ck"), str(PAGE), "exec"),
+        namespace,
+    )
+    queries = [namespace["query"]]
+    try:
+        wait_for(lambda: len(read_committed(topic)) >= 5, 90, "the snapshot's rows in Kafka")
+        postgres_db.execute(
+            "UPDATE orders SET item = 'changed' WHERE id = 1",
+            "DELETE FROM orders WHERE id = 2",
+            "UPDATE orders SET id = 30 WHERE id = 3",
+            "INSERT INTO orders VALUES (6, 'item-6')",
+        )
+        # u, d + tombstone, d + tombstone + c (the key change), c
+        wait_for(lambda: len(read_committed(topic)) >= 5 + 7, 90, "the changes in Kafka")
+        exec(compile(mirror, str(PAGE), "exec"), namespace)
+        queries.append(namespace["to_delta"])
+        with postgres_db.connect() as connection:
+            wanted = connection.execute("SELECT id, item FROM orders ORDER BY id").fetchall()
+        commits_read = [0]
+
+        def mirrored() -> bool:
+            """Whether Delta's latest commit shows the table as it is (read once per commit)."""
+            for query in queries:
+                assert query.exception() is None, query.exception()
+            commits = len(list((table / "_delta_log").glob("*.json")))
+            if commits == commits_read[0]:
+                return False
+            commits_read[0] = commits
+            rows = spark.read.format("delta").load(str(table)).select("payload.after.*")
+            return sorted(tuple(r) for r in rows.collect()) == [tuple(r) for r in wanted]
+
+        wait_for(mirrored, 90, "the snapshot and the changes in Delta")
+    finally:
+        for query in queries:
+            query.stop()
+    rows = spark.read.format("delta").load(str(table)).select("payload.after.*").collect()
+    assert sorted(tuple(r) for r in rows) == [
+        (1, "changed"),
+        (4, "item-4"),
+        (5, "item-5"),
+        (6, "item-6"),
+        (30, "item-3"),
+    ]

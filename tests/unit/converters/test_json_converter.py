@@ -181,3 +181,18 @@ def test_schema_cache_keeps_at_most_its_size() -> None:
     assert uncached.from_connect_data("t", Schema.INT8, 1) == (
         b'{"schema":{"type":"int8","optional":false},"payload":1}'
     )
+
+
+def test_a_struct_written_again_shows_its_new_values_and_a_bad_one_names_its_field() -> None:
+    inner = SchemaBuilder.struct().field("n", Schema.INT64).field("s", Schema.STRING).build()
+    outer = SchemaBuilder.struct().field("inner", inner).field("op", Schema.STRING).build()
+    converter = make_converter("JsonConverter", {"schemas.enable": "false"}, is_key=False)
+    shared = Struct(inner, {"n": 1, "s": "a"})
+    first = Struct(outer, {"inner": shared, "op": "c"})
+    assert converter.from_connect_data("t", outer, first) == b'{"inner":{"n":1,"s":"a"},"op":"c"}'
+    assert converter.from_connect_data("t", outer, first) == b'{"inner":{"n":1,"s":"a"},"op":"c"}'
+    shared.put("s", "b")  # the same struct, changed: written anew
+    assert converter.from_connect_data("t", outer, first) == b'{"inner":{"n":1,"s":"b"},"op":"c"}'
+    shared.values()[0] = True  # behind put's back: the full writer's check still applies
+    with pytest.raises(DataError, match=r'field "inner\.n"'):
+        converter.from_connect_data("t", outer, first)

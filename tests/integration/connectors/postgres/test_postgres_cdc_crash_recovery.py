@@ -1,7 +1,9 @@
 """I2 for PostgresCdcSource: the job is SIGKILLed (driver, JVM and workers) in the snapshot and
 while streaming, with transactions committing between the runs and Spark's checkpoint lost each
-time; every restart continues from the offsets committed to Kafka (the slot was never advanced
-past them), and read_committed finally sees every change exactly once, in commit order."""
+time, then a run loses its task host alone (SIGKILL after a Kafka commit, before the slot moved:
+Spark retries the task on a new host); every restart continues from the offsets committed to
+Kafka (the slot was never advanced past them), and read_committed finally sees every change
+exactly once, in commit order."""
 
 from __future__ import annotations
 
@@ -82,6 +84,14 @@ def test_killed_cdc_job_restarts_from_the_committed_lsn(
         # changes to rows the snapshot has read and to rows it has not yet
         run_transactions(postgres_db, range(next_transaction, next_transaction + 120))
         next_transaction += 120
+    # the task host alone is SIGKILLed once its micro-batch's transaction committed (the job
+    # goes on: Spark's retry starts a new host from the committed offsets)
+    point = "lose_host_after_commit@1"
+    marker = tmp_path / "fired-host"
+    lost = run_job("source_to_kafka.py", *args, fault=point, marker=marker)
+    assert lost.returncode == 0, lost.stderr[-3000:]
+    assert marker.read_text().strip() == point
+    run_transactions(postgres_db, range(next_transaction, next_transaction + 60))
     end = current_lsn(postgres_db)
 
     finished = run_job("source_to_kafka.py", *args)
