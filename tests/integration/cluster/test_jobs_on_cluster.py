@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from confluent_kafka import Producer
 
 from spark_eos_connect import __version__
@@ -102,9 +101,7 @@ def produce(bootstrap: str, topic: str, values: list[bytes], commit: bool) -> No
         producer.abort_transaction(30)
 
 
-@pytest.mark.parametrize("reader", ["eosconnect", "kafka"])
 def test_kafka_to_delta_table_on_a_shared_path(
-    reader: str,
     spark_cluster: StandaloneCluster,
     submit: Callable[..., Submitted],
     spark: Any,
@@ -112,6 +109,8 @@ def test_kafka_to_delta_table_on_a_shared_path(
     topic_factory: Callable[..., str],
     tmp_path: Path,
 ) -> None:
+    """The job with the eosconnect reader, whose range consumers run on both executors (Spark's
+    own Kafka reader into the same Delta sink runs in `sink/test_kafka_to_delta_job.py`)."""
     topic, table = topic_factory("cluster-delta", partitions=2), tmp_path / "table"
     produce(bootstrap_servers, topic, [f"v{n}".encode() for n in range(300)], commit=True)
     produce(bootstrap_servers, topic, [b"aborted"] * 20, commit=False)
@@ -122,7 +121,10 @@ def test_kafka_to_delta_table_on_a_shared_path(
         *("--name", f"delta-{uuid.uuid4().hex[:8]}", "--topics", topic, "--path", str(table)),
         *("--max-records-per-trigger", "120", "--bootstrap-servers", bootstrap_servers),
         *("--checkpoint", str(tmp_path / "ck"), "--until-idle", "--timeout", "240"),
-        *("--reader", reader),
+        *(
+            "--reader",
+            "eosconnect",
+        ),  # `--reader kafka`: tests/integration/sink/test_kafka_to_delta_job.py
     )
 
     succeeded(job, spark_cluster)
