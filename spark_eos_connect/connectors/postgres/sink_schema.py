@@ -266,7 +266,8 @@ def layout_for(config: PostgresSinkConfig, record: SinkRecord) -> RecordLayout:
         ]
         key_getter = _value_key(tuple(key_fields))
     taken = {c.name for c in key_columns}
-    fields = [n for n in fields if n not in taken]  # a key column's value comes from the key
+    # a key column's value comes from the key; field.exclude.list drops value columns only
+    fields = [n for n in fields if n not in taken and not config.excludes(record.topic, n)]
     value_columns = [
         _column(record, n, _field(value_schema, n), False, "value field") for n in fields
     ]
