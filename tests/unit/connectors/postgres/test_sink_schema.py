@@ -137,6 +137,21 @@ def test_field_exclude_list_drops_value_fields_for_every_topic_or_one_topic() ->
     assert layout_for(both, record()).names == ("name",)
 
 
+def test_rows_take_values_by_position_and_apply_a_fields_default() -> None:
+    one = layout_for(config(**{"fields.whitelist": "qty"}), record())
+    assert one.row(record()) == (3,)
+    reordered = layout_for(config(**{"fields.whitelist": "qty,id"}), record())
+    assert reordered.row(record()) == (3, 1)
+    defaulted = (
+        SchemaBuilder.struct()
+        .field("id", Schema.INT64)
+        .field("qty", SchemaBuilder.int32().optional().default_value(5).build())
+        .build()
+    )
+    unset = record(Struct(defaulted, {"id": 4}), value_schema=defaulted)
+    assert layout_for(config(), unset).row(unset) == (4, 5)
+
+
 def test_field_exclude_list_never_drops_a_key_column() -> None:
     options = {"pk.mode": "record_value", "pk.fields": "id", "field.exclude.list": "id,name"}
     layout = layout_for(config(**options), record())
