@@ -1,10 +1,10 @@
 """Kafka -> PostgreSQL through `writeStream.format("eosconnect")` with `connector.class=
-PostgresSink`: the table ends equal to the records (a field added to their schema reaching it
-through auto.evolve) and the group holds the table's offsets; a
-record PostgreSQL refuses goes to the dead letter queue under errors.tolerance=all while the
-others are written once; and a driver SIGKILLed at three points of a micro-batch, then its task
-host SIGKILLed mid-put, then a restart without its checkpoint, leaves each record in the table
-exactly once, in insert mode and in upsert mode with deletes (one job runs both sinks)."""
+PostgresSink`: the table ends equal to the records (a field added to their schema reaches it
+through auto.evolve) and the group holds the table's offsets; a record PostgreSQL refuses goes
+to the dead letter queue under errors.tolerance=all while the others are written once; and a
+driver SIGKILLed at three points of a micro-batch, then its task hosts SIGKILLed mid-put, then a
+restart without its checkpoints, leaves each record in the table exactly once, in insert mode
+and in upsert mode with deletes (one job runs both sinks)."""
 
 from __future__ import annotations
 
