@@ -50,6 +50,7 @@ AUTO_CREATE_CONFIG: Final = "auto.create"
 AUTO_EVOLVE_CONFIG: Final = "auto.evolve"
 FIELDS_WHITELIST_CONFIG: Final = "fields.whitelist"
 FIELDS_INCLUDE_CONFIG: Final = "fields.include"
+FIELD_EXCLUDE_LIST_CONFIG: Final = "field.exclude.list"
 BATCH_SIZE_CONFIG: Final = "batch.size"
 OFFSETS_TABLE_CONFIG: Final = "offsets.table.name"
 TOPICS_CONFIG: Final = "topics"
@@ -174,6 +175,15 @@ CONFIG_DEF: Final = (
         doc="Another name for `fields.whitelist` (set one of them).",
     )
     .define(
+        FIELD_EXCLUDE_LIST_CONFIG,
+        ConfigType.LIST,
+        "",
+        importance="medium",
+        doc="Value fields NOT to write (Debezium's JDBC sink's name; Confluent's has no "
+        "exclusion): `field` for every topic, `topic:field` for one topic's records; names "
+        "match literally. Key columns are always written.",
+    )
+    .define(
         BATCH_SIZE_CONFIG,
         ConfigType.INT,
         3000,
@@ -216,6 +226,8 @@ class PostgresSinkConfig:
     auto_create: bool
     auto_evolve: bool
     fields: tuple[str, ...]
+    excluded: tuple[str, ...]
+    """`field.exclude.list`'s entries: `field` or `topic:field`."""
     batch_size: int
     offsets_table: str
 
@@ -227,6 +239,10 @@ class PostgresSinkConfig:
         if self.password is not None:
             kwargs["password"] = self.password.value
         return kwargs
+
+    def excludes(self, topic: str, field: str) -> bool:
+        """Whether `field.exclude.list` keeps the value field `field` of `topic`'s records out."""
+        return field in self.excluded or f"{topic}:{field}" in self.excluded
 
 
 _JDBC_PREFIX: Final = "jdbc:postgresql:"
@@ -322,6 +338,7 @@ def parse_sink_config(props: Mapping[str, Any]) -> PostgresSinkConfig:
         auto_create=values[AUTO_CREATE_CONFIG],
         auto_evolve=values[AUTO_EVOLVE_CONFIG],
         fields=_fields(values),
+        excluded=tuple(values[FIELD_EXCLUDE_LIST_CONFIG]),
         batch_size=values[BATCH_SIZE_CONFIG],
         offsets_table=values[OFFSETS_TABLE_CONFIG],
     )

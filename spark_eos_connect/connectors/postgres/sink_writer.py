@@ -83,10 +83,11 @@ def plan_runs(
     config: PostgresSinkConfig, records: Sequence[SinkRecord], layouts: dict[Any, RecordLayout]
 ) -> list[WriteRun]:
     """The records as runs, in order per table; `RecordError` for the first record that cannot
-    be written. `layouts` caches the layout of each (key schema, value schema, tombstone)."""
+    be written. `layouts` caches the layout of each (key schema, value schema, tombstone,
+    topic: `field.exclude.list` may name a topic's field)."""
     runs: dict[str, list[WriteRun]] = {}
     names: dict[str, TableName] = {}
-    last: tuple[Schema | None, Schema | None, bool] | None = None
+    last: tuple[Schema | None, Schema | None, bool, str] | None = None
     layout: RecordLayout | None = None
     for record in records:
         tombstone = record.value is None
@@ -95,12 +96,13 @@ def plan_runs(
                 f"PostgresSink cannot write record {describe_record(record)}: its value is null "
                 "(a tombstone) and delete.enabled=false"
             )
-        schemas = (record.key_schema, record.value_schema, tombstone)
+        schemas = (record.key_schema, record.value_schema, tombstone, record.topic)
         if (
             last is None
             or schemas[0] is not last[0]
             or schemas[1] is not last[1]
-            or (tombstone != last[2])
+            or tombstone != last[2]
+            or record.topic != last[3]
         ):
             layout = layouts.get(schemas)
             if layout is None:

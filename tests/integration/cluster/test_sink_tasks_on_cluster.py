@@ -18,7 +18,16 @@ from spark_eos_connect.testing import wait_for
 from spark_eos_connect.testing.postgres import PostgresDatabase
 
 from ..sink.test_live_sink_tasks import produce_values, written
-from ..sink.test_postgres_sink_query import assert_each_id_once, order, sink_options, table_rows
+from ..sink.test_postgres_sink_query import (
+    QUICK_IDLE,
+    TWO_SINKS_JOB,
+    assert_each_id_once,
+    assert_upsert_state,
+    produce_both,
+    second_sink_args,
+    sink_options,
+    table_rows,
+)
 from .conftest import CLUSTER_MARKS, Submitted
 from .standalone import StandaloneCluster, executor_pids
 from .test_failures_on_cluster import kill_busy_executor
@@ -102,18 +111,23 @@ def test_postgres_sink_writes_each_record_once_through_executor_kills(
     postgres_db: PostgresDatabase,
     tmp_path: Path,
 ) -> None:
+    """One job runs two sinks, so each kill hits both: insert mode with `pk.mode=kafka`, and
+    upsert by record key with tombstones deleting (`delete.enabled`)."""
     topic = topic_factory("cluster-pg-kill", partitions=2)
-    for start in range(0, RECORDS, 100):
-        produce(topic, [(n % 2, None, order(n)) for n in range(start, start + 100)])
-    options = sink_options(postgres_db, f"pgkill-{uuid.uuid4().hex[:8]}", topic, bootstrap_servers)
+    upsert_topic = topic_factory("cluster-pg-kill-up", partitions=2)
+    produce_both(produce, topic, upsert_topic, range(RECORDS))
+    name = f"pgkill-{uuid.uuid4().hex[:8]}"
+    options = sink_options(postgres_db, name, topic, bootstrap_servers)
     job = submit(
-        "kafka_to_sink.py",
+        TWO_SINKS_JOB,
         *("--name", options.pop("name"), "--connector-class", options.pop("connector.class")),
         *("--topics", options.pop("topics"), "--tasks-max", "2"),
         *("--bootstrap-servers", options.pop("kafka.bootstrap.servers")),
         *(f"--option={key}={value}" for key, value in options.items()),
         *("--max-records-per-trigger", "100", "--checkpoint", str(tmp_path / "ck")),
         *("--until-idle", "--timeout", "300"),
+        *second_sink_args(f"{name}-up", upsert_topic, tmp_path / "ck-upsert"),
+        conf=dict([QUICK_IDLE.split("=")]),
     )
 
     def rows() -> int:
@@ -130,3 +144,4 @@ def test_postgres_sink_writes_each_record_once_through_executor_kills(
 
     succeeded(job, spark_cluster, timeout_s=400)
     assert_each_id_once(postgres_db, RECORDS)
+    assert_upsert_state(postgres_db, RECORDS)

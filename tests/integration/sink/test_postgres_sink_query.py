@@ -1,12 +1,14 @@
 """Kafka -> PostgreSQL through `writeStream.format("eosconnect")` with `connector.class=
-PostgresSink`: the table ends equal to the records and the group holds the table's offsets; a
-record PostgreSQL refuses goes to the dead letter queue under errors.tolerance=all while the
-others are written once; and a driver SIGKILLed at three points of a micro-batch, then its task
-host SIGKILLed mid-put, then a restart without its checkpoint, leaves each record in the table
-exactly once."""
+PostgresSink`: the table ends equal to the records (a field added to their schema reaches it
+through auto.evolve) and the group holds the table's offsets; a record PostgreSQL refuses goes
+to the dead letter queue under errors.tolerance=all while the others are written once; and a
+driver SIGKILLed at three points of a micro-batch, then its task hosts SIGKILLed mid-put, then a
+restart without its checkpoints, leaves each record in the table exactly once, in insert mode
+and in upsert mode with deletes (one job runs both sinks)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from collections import Counter
@@ -29,13 +31,25 @@ ID_SCHEMA = {
         {"field": "item", "type": "string", "optional": False},
     ],
 }
+NOTE_SCHEMA = {
+    **ID_SCHEMA,
+    "fields": [*ID_SCHEMA["fields"], {"field": "note", "type": "string", "optional": True}],
+}
 FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+QUICK_IDLE = "spark.sql.streaming.noDataProgressEventInterval=1000"
+"""Spark reports a trigger without new data after 1 s, not 10: `--until-idle` ends sooner."""
 
 
 def order(n: int, item: str | None = None) -> bytes:
     """A JsonConverter record with its schema."""
     payload = {"id": n, "item": item if item is not None else f"item-{n}"}
     return json.dumps({"schema": ID_SCHEMA, "payload": payload}).encode()
+
+
+def noted(n: int) -> bytes:
+    """Order `n` with the schema's new optional field `note`."""
+    payload = {"id": n, "item": f"item-{n}", "note": f"note-{n}"}
+    return json.dumps({"schema": NOTE_SCHEMA, "payload": payload}).encode()
 
 
 def sink_options(db: PostgresDatabase, name: str, topic: str, bootstrap: str) -> dict[str, str]:
@@ -84,16 +98,21 @@ def test_a_kafka_to_postgres_query_writes_each_record_once_and_commits_the_table
     produce(topic, [(n % 2, None, order(n)) for n in range(200)])
     produce(topic, [(0, None, order(-1))], abort=True)
     name = unique_name("pgsink")
-    options = {**sink_options(postgres_db, name, topic, bootstrap_servers), "tasks.max": "2"}
+    options = {
+        **sink_options(postgres_db, name, topic, bootstrap_servers),
+        "tasks.max": "2",
+        "auto.evolve": "true",
+    }
 
     query = run_available_now(sink_stream(spark, options), tmp_path / "ck")
     assert query.exception() is None
-    produce(topic, [(n % 2, None, order(n)) for n in range(200, 300)])
+    # the record schema gains an optional field: auto.evolve adds its column
+    produce(topic, [(n % 2, None, noted(n)) for n in range(200, 300)])
     query = run_available_now(sink_stream(spark, options), tmp_path / "ck")
     assert query.exception() is None
 
-    got = table_rows(postgres_db, "SELECT id, item FROM orders ORDER BY id")
-    assert got == [(n, f"item-{n}") for n in range(300)]
+    got = table_rows(postgres_db, "SELECT id, item, note FROM orders ORDER BY id")
+    assert got == [(n, f"item-{n}", None if n < 200 else f"note-{n}") for n in range(300)]
     assert group_offsets(name) == table_offsets(postgres_db)
     assert set(table_offsets(postgres_db)) == {(topic, 0), (topic, 1)}
 
@@ -141,6 +160,9 @@ def test_a_record_postgres_refuses_goes_to_the_dlq_and_the_others_are_written_on
 
 RECORDS = 600
 PER_TRIGGER = 150
+TWO_SINKS_JOB = str(Path(__file__).with_name("two_sinks_job.py"))
+KEYS = 40
+UPSERT_TABLE = "orders_upsert"
 
 
 def assert_each_id_once(db: PostgresDatabase, expected: int) -> None:
@@ -152,9 +174,67 @@ def assert_each_id_once(db: PostgresDatabase, expected: int) -> None:
     assert set(counts) == set(range(expected))
 
 
+def keyed(n: int) -> tuple[int, bytes, bytes | None]:
+    """Record `n` of the upsert topic: key `n % KEYS` (a JsonConverter int64 with its schema,
+    each key on one partition), a tombstone when `n % 7 == 3`, else order `n`."""
+    key = n % KEYS
+    schema = {"type": "int64", "optional": False}
+    value = None if n % 7 == 3 else order(n)
+    return key % 2, json.dumps({"schema": schema, "payload": key}).encode(), value
+
+
+def upsert_options(name: str, topic: str) -> dict[str, str]:
+    """The second sink of a two-mode run: upserts by record key, tombstones delete."""
+    return {
+        "name": name,
+        "topics": topic,
+        "table.name.format": UPSERT_TABLE,
+        "insert.mode": "upsert",
+        "pk.mode": "record_key",
+        "pk.fields": "k",
+        "delete.enabled": "true",
+        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+    }
+
+
+def second_sink_args(name: str, topic: str, checkpoint: Path) -> list[str]:
+    """`two_sinks_job.py`'s arguments for the upsert sink."""
+    options = upsert_options(name, topic)
+    return [
+        "--second-checkpoint", str(checkpoint),
+        *(f"--second={key}={value}" for key, value in options.items()),
+    ]  # fmt: skip
+
+
+def assert_upsert_state(db: PostgresDatabase, records: int) -> None:
+    """The upsert table holds the last value of each key of records `0 .. records - 1`, the
+    deleted keys absent, row for row (and by a checksum PostgreSQL computes over the rows)."""
+    last: dict[int, int | None] = {}
+    for n in range(records):
+        last[n % KEYS] = None if keyed(n)[2] is None else n
+    expected = [(k, n, f"item-{n}") for k, n in sorted(last.items()) if n is not None]
+    text = ",".join(f"{k}:{n}:{item}" for k, n, item in expected)
+    [(checksum,)] = table_rows(
+        db,
+        "SELECT md5(coalesce(string_agg(k || ':' || id || ':' || item, ',' ORDER BY k), '')) "
+        f"FROM {UPSERT_TABLE}",
+    )
+    assert table_rows(db, f"SELECT k, id, item FROM {UPSERT_TABLE} ORDER BY k") == expected
+    assert checksum == hashlib.md5(text.encode()).hexdigest()
+    assert 0 < len(expected) < KEYS  # some keys end deleted, some not
+
+
 def next_batch_id(checkpoint: Path) -> int:
     """The id of the next micro-batch of the query with this checkpoint."""
     return max(int(p.name) for p in (checkpoint / "offsets").iterdir() if p.name.isdigit()) + 1
+
+
+def produce_both(
+    produce: Callable[..., None], topic: str, upsert_topic: str, numbers: range
+) -> None:
+    for start in range(numbers.start, numbers.stop, 100):
+        produce(topic, [(n % 2, None, order(n)) for n in range(start, start + 100)])
+        produce(upsert_topic, [keyed(n) for n in range(start, start + 100)])
 
 
 def test_killed_kafka_to_postgres_restarts_with_each_record_exactly_once(
@@ -167,11 +247,13 @@ def test_killed_kafka_to_postgres_restarts_with_each_record_exactly_once(
     postgres_db: PostgresDatabase,
     tmp_path: Path,
 ) -> None:
+    """One job runs two sinks, so each kill hits both: `insert.mode=insert, pk.mode=kafka` and
+    `insert.mode=upsert, pk.mode=record_key, delete.enabled=true` (repeated keys, tombstones)."""
     topic = topic_factory("pgcrash", partitions=2)
-    for start in range(0, RECORDS, 100):
-        produce(topic, [(n % 2, None, order(n)) for n in range(start, start + 100)])
+    upsert_topic = topic_factory("pgcrash-up", partitions=2)
+    produce_both(produce, topic, upsert_topic, range(RECORDS))
     name = unique_name("pgcrash")
-    checkpoint = tmp_path / "checkpoint"
+    checkpoint, upsert_checkpoint = tmp_path / "checkpoint", tmp_path / "checkpoint-upsert"
     options = sink_options(postgres_db, name, topic, bootstrap_servers)
     options.pop("connector.class"), options.pop("name"), options.pop("topics")
     options.pop("kafka.bootstrap.servers")
@@ -179,34 +261,39 @@ def test_killed_kafka_to_postgres_restarts_with_each_record_exactly_once(
         "--name", name, "--connector-class", "PostgresSink", "--topics", topic,
         "--max-records-per-trigger", str(PER_TRIGGER), "--bootstrap-servers", bootstrap_servers,
         "--checkpoint", str(checkpoint), "--until-idle", "--timeout", "240",
-        "--conf", f"spark.driver.extraJavaOptions={FAST_JVM}",
+        "--conf", f"spark.driver.extraJavaOptions={FAST_JVM}", "--conf", QUICK_IDLE,
         *(f"--option={key}={value}" for key, value in options.items()),
+        *second_sink_args(f"{name}-up", upsert_topic, upsert_checkpoint),
     ]  # fmt: skip
 
     for point in ("put@0", "before_group_commit@1", "during_group_commit@2"):
         marker = tmp_path / f"fired-{point}"
-        crashed = run_job("kafka_to_sink.py", *args, fault=point, marker=marker)
+        crashed = run_job(TWO_SINKS_JOB, *args, fault=point, marker=marker)
 
         assert crashed.returncode == -9, crashed.stderr[-3000:]
         assert marker.read_text().strip() == point
 
-    # the task host alone is SIGKILLed mid-put: Spark runs the task again on a new host, which
-    # opens the partitions at the table's offsets
-    for start in range(RECORDS, RECORDS + 400, 100):
-        produce(topic, [(n % 2, None, order(n)) for n in range(start, start + 100)])
-    point = f"lose_host_put@{next_batch_id(checkpoint) + 1}"
+    # each task host alone is SIGKILLed mid-put (once per host: both sinks lose theirs): Spark
+    # runs the task again on a new host, which opens the partitions at the table's offsets
+    produce_both(produce, topic, upsert_topic, range(RECORDS, RECORDS + 400))
+    points = {f"lose_host_put@{next_batch_id(ck) + 1}" for ck in (checkpoint, upsert_checkpoint)}
     marker = tmp_path / "fired-host"
-    lost = run_job("kafka_to_sink.py", *args, fault=point, marker=marker)
+    lost = run_job(TWO_SINKS_JOB, *args, fault=",".join(sorted(points)), marker=marker)
     assert lost.returncode == 0, lost.stderr[-3000:]
-    assert marker.read_text().strip() == point
+    fired = [p.read_text().strip() for p in tmp_path.glob(f"{marker.name}.*")]
+    assert len(fired) == 2 and set(fired) <= points, fired
 
-    # Spark's checkpoint is gone: the job goes on from the group's offsets, and the table's
-    # offsets drop whatever the group is behind on
-    shutil.rmtree(checkpoint)
-    for start in range(RECORDS + 400, RECORDS + 500, 100):
-        produce(topic, [(n % 2, None, order(n)) for n in range(start, start + 100)])
-    resumed = run_job("kafka_to_sink.py", *args)
+    # Spark's checkpoints are gone: the job goes on from the groups' offsets, and the tables'
+    # offsets drop whatever the groups are behind on
+    shutil.rmtree(checkpoint), shutil.rmtree(upsert_checkpoint)
+    produce_both(produce, topic, upsert_topic, range(RECORDS + 400, RECORDS + 500))
+    resumed = run_job(TWO_SINKS_JOB, *args)
 
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert_each_id_once(postgres_db, RECORDS + 500)
-    assert group_offsets(name) == table_offsets(postgres_db)
+    assert_upsert_state(postgres_db, RECORDS + 500)
+    stored = table_offsets(postgres_db)
+    assert group_offsets(name) == {tp: o for tp, o in stored.items() if tp[0] == topic}
+    assert group_offsets(f"{name}-up") == {
+        tp: o for tp, o in stored.items() if tp[0] == upsert_topic
+    }

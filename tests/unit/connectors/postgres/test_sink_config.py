@@ -101,6 +101,14 @@ def test_modes_are_case_insensitive_and_fields_include_is_fields_whitelist() -> 
     assert parse_sink_config({**BASE, "fields.whitelist": "c"}).fields == ("c",)
 
 
+def test_field_exclude_list_names_fields_of_every_topic_or_of_one() -> None:
+    config = parse_sink_config({**BASE, "field.exclude.list": "secret, orders:note"})
+    assert config.excluded == ("secret", "orders:note")
+    assert config.excludes("orders", "secret") and config.excludes("payments", "secret")
+    assert config.excludes("orders", "note") and not config.excludes("payments", "note")
+    assert not parse_sink_config(BASE).excludes("orders", "secret")
+
+
 def test_the_connector_name_is_required() -> None:
     with pytest.raises(InvalidConfigError, match="name"):
         parse_sink_config({"connection.url": BASE["connection.url"]})

@@ -126,6 +126,55 @@ def test_pk_record_key_struct_and_primitive() -> None:
     assert layout.key(primitive) == ("k1",)
 
 
+def test_field_exclude_list_drops_value_fields_for_every_topic_or_one_topic() -> None:
+    assert layout_for(config(**{"field.exclude.list": "qty"}), record()).names == ("id", "name")
+    one_topic = config(**{"field.exclude.list": "orders:name,payments:qty"})
+    layout = layout_for(one_topic, record())
+    assert layout.names == ("id", "qty")
+    assert layout.row(record()) == (1, 3)
+    # with the whitelist: the whitelisted fields less the excluded ones
+    both = config(**{"fields.whitelist": "name,qty", "field.exclude.list": "qty"})
+    assert layout_for(both, record()).names == ("name",)
+
+
+def test_rows_take_values_by_position_and_apply_a_fields_default() -> None:
+    one = layout_for(config(**{"fields.whitelist": "qty"}), record())
+    assert one.row(record()) == (3,)
+    reordered = layout_for(config(**{"fields.whitelist": "qty,id"}), record())
+    assert reordered.row(record()) == (3, 1)
+    defaulted = (
+        SchemaBuilder.struct()
+        .field("id", Schema.INT64)
+        .field("qty", SchemaBuilder.int32().optional().default_value(5).build())
+        .build()
+    )
+    unset = record(Struct(defaulted, {"id": 4}), value_schema=defaulted)
+    assert layout_for(config(), unset).row(unset) == (4, 5)
+
+
+def test_field_exclude_list_never_drops_a_key_column() -> None:
+    options = {"pk.mode": "record_value", "pk.fields": "id", "field.exclude.list": "id,name"}
+    layout = layout_for(config(**options), record())
+    assert layout.names == ("id", "qty")
+    assert layout.key(record()) == (1,)
+
+
+def test_plan_runs_lays_out_each_topic_by_its_own_exclusions() -> None:
+    other = SinkRecord(
+        "payments", 0, 1, None, Struct(VALUE, {"id": 2, "name": "b", "qty": 4}), None, (),
+        None, VALUE,
+    )  # fmt: skip
+    options = {"field.exclude.list": "orders:qty", "table.name.format": "all"}
+    layouts: dict[Any, Any] = {}
+    runs = plan_runs(config(**options), [record(), other, record(offset=8)], layouts)
+    assert [(r.layout.names, len(r.records)) for r in runs] == [
+        (("id", "name"), 1),
+        (("id", "name", "qty"), 1),
+        (("id", "name"), 1),
+    ]
+    assert len(layouts) == 2
+
+
 def test_pk_record_value_takes_the_key_from_the_value() -> None:
     layout = layout_for(config(**{"pk.mode": "record_value", "pk.fields": "id"}), record())
     assert layout.names == ("id", "name", "qty")
