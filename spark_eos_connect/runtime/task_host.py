@@ -145,7 +145,8 @@ def _spawn_host(path: Path, watch_pid: int) -> None:
     log_file = path.with_suffix(".log")
     middle = os.fork()
     if middle:
-        os.waitpid(middle, 0)  # it exits as soon as it has forked the host
+        with contextlib.suppress(ChildProcessError):  # reaped already where SIGCHLD is ignored
+            os.waitpid(middle, 0)  # it exits as soon as it has forked the host
         return
     code = 1
     try:
@@ -158,6 +159,8 @@ def _spawn_host(path: Path, watch_pid: int) -> None:
 
 def _serve_as_forked_host(path: Path, watch_pid: int, log_file: Path) -> None:
     """The forked host's whole life; it never returns into the worker's code."""
+    gc.freeze()  # the worker's objects are never collected here: a Kafka client among them
+    # would be destroyed waiting for threads that were not forked
     code = 1
     try:
         _detach_descriptors(log_file)
