@@ -159,8 +159,6 @@ def _spawn_host(path: Path, watch_pid: int) -> None:
 
 def _serve_as_forked_host(path: Path, watch_pid: int, log_file: Path) -> None:
     """The forked host's whole life; it never returns into the worker's code."""
-    gc.freeze()  # the worker's objects are never collected here: a Kafka client among them
-    # would be destroyed waiting for threads that were not forked
     code = 1
     try:
         _detach_descriptors(log_file)
@@ -338,8 +336,19 @@ class TaskHost:
             send_frame(conn, ("done", result))
 
 
+_serving: Path | None = None
+
+
+def serving_path() -> Path | None:
+    """The socket of the task host this process is (None outside a host): what names the
+    host's task, the same for a host started again for that task."""
+    return _serving
+
+
 def main(argv: list[str]) -> None:
     """A host's life: `[SOCKET, WATCH_PID]` (forked by `_spawn_host`)."""
+    global _serving
+    _serving = Path(argv[0])
     logging.basicConfig(
         level=logging.INFO,
         format="%(asctime)s %(levelname)s %(message)s",

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from spark_eos_connect.apps.jobs import kafka_to_sink as job
-from spark_eos_connect.runtime import commit_hooks
+from spark_eos_connect.runtime import commit_hooks, task_host
 from spark_eos_connect.spark import job_support as js
 from spark_eos_connect.spark.drain import arm_drain_file
 from spark_eos_connect.testing.faults import (
@@ -35,11 +35,12 @@ HOOKS = f"{Path(__file__).stem}.PerHostFaults"
 
 
 def host_marker(marker: str | None) -> str | None:
-    """The marker of this task host: `marker` suffixed with a digest of its socket path (the
-    host's first argument; a host started again for the same task has the same one)."""
-    if not marker:
+    """The marker of this task host: `marker` suffixed with a digest of its socket path (a
+    host started again for the same task has the same one)."""
+    path = task_host.serving_path()
+    if not marker or path is None:
         return None
-    return f"{marker}.{hashlib.sha1(sys.argv[1].encode()).hexdigest()[:12]}"
+    return f"{marker}.{hashlib.sha1(str(path).encode()).hexdigest()[:12]}"
 
 
 class PerHostFaults(EnvironmentFaults):

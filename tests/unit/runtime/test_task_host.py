@@ -145,10 +145,10 @@ def test_a_request_for_another_service_closes_the_kept_one(tmp_path: Path) -> No
 
 
 class PidService:
-    """Answers with the host's process id."""
+    """Answers with the host's process id and the socket it serves."""
 
     def serve(self, request: Mapping[str, Any], reply: Reply) -> Any:
-        return os.getpid()
+        return os.getpid(), task_host.serving_path()
 
     def close(self) -> None:
         pass
@@ -171,11 +171,12 @@ def test_a_forked_host_keeps_none_of_its_workers_files_and_leaves_when_idle(
     path = host_socket_path({"bootstrap.servers": "a:9092"}, "fork-test")
     channel_read, channel_write = os.pipe()  # stands for a worker's channel to Spark's JVM
 
-    [(_, pid)] = list(call_host(path, PidService, {}))
-    [(_, again)] = list(call_host(path, PidService, {}))
+    [(_, (pid, serving))] = list(call_host(path, PidService, {}))
+    [(_, (again, _))] = list(call_host(path, PidService, {}))
     os.close(channel_write)
 
     assert pid != os.getpid() and again == pid
+    assert serving == path and task_host.serving_path() is None  # the host's, not the worker's
     ready, _, _ = select.select([channel_read], [], [], 0.5)  # the host is still up
     assert ready and os.read(channel_read, 1) == b"", "the host kept the worker's descriptor"
     os.close(channel_read)
