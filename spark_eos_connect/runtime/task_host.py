@@ -27,9 +27,9 @@ import hashlib
 import logging
 import os
 import pickle
-import signal
 import socket
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -138,62 +138,18 @@ def _connect(path: Path) -> socket.socket | None:
 
 
 def _spawn_host(path: Path, watch_pid: int) -> None:
-    """Fork a host listening on `path`, detached from this worker (reparented to init) but in
-    its process group. A fork starts with every module this worker imported, which for a
-    Spark Python worker includes the service's and its connector's: no interpreter start-up
-    and no imports before the task's first micro-batch."""
+    """Start a detached host process (reparented, same process group) listening on `path`."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    command = [sys.executable, "-m", __name__, str(path), str(watch_pid)]
     log_file = path.with_suffix(".log")
-    middle = os.fork()
-    if middle:
-        with contextlib.suppress(ChildProcessError):  # reaped already where SIGCHLD is ignored
-            os.waitpid(middle, 0)  # it exits as soon as it has forked the host
-        return
-    code = 1
-    try:
-        if os.fork() == 0:
-            _serve_as_forked_host(path, watch_pid, log_file)
-        code = 0
-    finally:
-        os._exit(code)
-
-
-def _serve_as_forked_host(path: Path, watch_pid: int, log_file: Path) -> None:
-    """The forked host's whole life; it never returns into the worker's code."""
-    code = 1
-    try:
-        _detach_descriptors(log_file)
-        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGCHLD):
-            signal.signal(number, signal.SIG_DFL)
-        main([str(path), str(watch_pid)])
-        code = 0
-    except BaseException:
-        traceback.print_exc()
-    finally:
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-            sys.stderr.flush()
-        os._exit(code)
-
-
-def _detach_descriptors(log_file: Path) -> None:
-    """Let go of the worker's files and sockets (its channel to the JVM, the spawn lock): each
-    inherited descriptor becomes /dev/null under the same number, so the worker's objects
-    still holding a number can never close one of the host's; stdout and stderr go to
-    `log_file`."""
-    null = os.open(os.devnull, os.O_RDWR)
-    log_fd = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    for name in os.listdir("/dev/fd"):  # /proc/self/fd on Linux
-        number = int(name)
-        if number > 2 and number not in (null, log_fd):
-            with contextlib.suppress(OSError):
-                os.dup2(null, number)
-    os.dup2(null, 0)
-    os.dup2(log_fd, 1)
-    os.dup2(log_fd, 2)
-    os.close(log_fd)
-    sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the process's own standard streams
-    sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
-    sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+    launcher = (
+        "import subprocess, sys\n"
+        "log = open(sys.argv[1], 'ab')\n"
+        "subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=log, stderr=log,"
+        " close_fds=True)\n"
+    )
+    subprocess.run([sys.executable, "-c", launcher, str(log_file), *command], env=env, check=True)
 
 
 def connect_to_host(path: Path, watch_pid: int) -> socket.socket:
@@ -336,19 +292,20 @@ class TaskHost:
             send_frame(conn, ("done", result))
 
 
-_serving: Path | None = None
+SERVING_ENV = "EOSCONNECT_TASK_HOST_SOCKET"
+"""Set in a task host's environment: the socket it serves (`serving_path`)."""
 
 
 def serving_path() -> Path | None:
     """The socket of the task host this process is (None outside a host): what names the
     host's task, the same for a host started again for that task."""
-    return _serving
+    value = os.environ.get(SERVING_ENV)
+    return Path(value) if value else None
 
 
 def main(argv: list[str]) -> None:
-    """A host's life: `[SOCKET, WATCH_PID]` (forked by `_spawn_host`)."""
-    global _serving
-    _serving = Path(argv[0])
+    """`python -m spark_eos_connect.runtime.task_host SOCKET WATCH_PID` (`_spawn_host`)."""
+    os.environ[SERVING_ENV] = argv[0]
     logging.basicConfig(
         level=logging.INFO,
         format="%(asctime)s %(levelname)s %(message)s",
@@ -359,3 +316,7 @@ def main(argv: list[str]) -> None:
     # default young-generation threshold (700) runs the collector thousands of times a batch.
     gc.set_threshold(50_000, 20, 20)
     TaskHost(Path(argv[0]), int(argv[1])).serve_forever()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
