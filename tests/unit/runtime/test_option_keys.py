@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from spark_eos_connect.runtime.config.option_keys import lowered
 
-PACKAGE = Path(__file__).resolve().parents[3] / "spark_eos_connect"
+from .package_scan import PACKAGE, lines_outside
+
 OWNER = PACKAGE / "runtime" / "config" / "option_keys.py"
 KEY_LOWERING = re.compile(
     r"\{[^{}]*\.lower\(\)\s*:[^{}]*\.items\(\)"  # {str(k).lower(): v for k, v in m.items()}
@@ -34,13 +34,7 @@ def test_the_pattern_finds_each_way_of_lowering_a_maps_keys() -> None:
 
 
 def test_no_other_module_lower_cases_option_names() -> None:
-    offenders = [
-        f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
-        for path in sorted(PACKAGE.rglob("*.py"))
-        if path != OWNER
-        for number, line in enumerate(path.read_text().splitlines(), 1)
-        if KEY_LOWERING.search(line)
-    ]
+    offenders = lines_outside(OWNER, KEY_LOWERING)
 
     assert offenders == [], "lower-case option names with option_keys.lowered"
     assert KEY_LOWERING.search(OWNER.read_text())  # the pattern still sees the one that does

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import pickle
 import re
-from pathlib import Path
 
 import pytest
 
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.runtime.config.options import DataSourceOptions
+
+from .package_scan import PACKAGE, lines_outside
 
 GIVEN = {
     "Name": "files",
@@ -65,19 +66,12 @@ def test_read_options_go_wherever_a_raw_option_map_went() -> None:
     assert DataSourceOptions.read(dict(read)) == read
 
 
-PACKAGE = Path(__file__).resolve().parents[3] / "spark_eos_connect"
 OWNER = PACKAGE / "runtime" / "config" / "options.py"
 KAFKA_SPLIT = re.compile(r"""startswith\((KAFKA_PREFIX|["']kafka\.["'])\)|split_options\(""")
 
 
 def test_no_other_module_sets_the_kafka_settings_apart() -> None:
-    offenders = [
-        f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
-        for path in sorted(PACKAGE.rglob("*.py"))
-        if path != OWNER
-        for number, line in enumerate(path.read_text().splitlines(), 1)
-        if KAFKA_SPLIT.search(line)
-    ]
+    offenders = lines_outside(OWNER, KAFKA_SPLIT)
 
     assert offenders == [], "read options with DataSourceOptions.read"
     assert KAFKA_SPLIT.search(OWNER.read_text())  # the pattern still sees the one that does
