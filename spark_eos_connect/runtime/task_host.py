@@ -306,12 +306,7 @@ def serving_path() -> Path | None:
 def main(argv: list[str]) -> None:
     """`python -m spark_eos_connect.runtime.task_host SOCKET WATCH_PID` (`_spawn_host`)."""
     os.environ[SERVING_ENV] = argv[0]
-    logging.basicConfig(
-        level=logging.INFO,
-        format="%(asctime)s %(levelname)s %(message)s",
-        stream=sys.stderr,
-        force=True,  # the worker's handlers (its stdout is Spark's) are not the host's
-    )
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     # A task allocates records by the hundred thousand and frees them after each batch: the
     # default young-generation threshold (700) runs the collector thousands of times a batch.
     gc.set_threshold(50_000, 20, 20)
