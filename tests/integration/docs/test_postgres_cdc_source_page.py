@@ -49,6 +49,33 @@ def cdc_code(database: PostgresDatabase, name: str, bootstrap: str, checkpoint: 
     ).replace(f'"database.dbname", "{prefix}"', f'"database.dbname", "{database.dbname}"')
 
 
+def orders_table(
+    database: PostgresDatabase,
+    rows: int,
+    kafka_config: dict[str, Any],
+    unique_name: Callable[[str], str],
+) -> tuple[str, str]:
+    """The page's `orders` table with `rows` rows, a connector name and its topic (created)."""
+    database.execute(
+        "CREATE TABLE orders (id int PRIMARY KEY, item text)",
+        f"INSERT INTO orders SELECT g, 'item-' || g FROM generate_series(1, {rows}) g",
+    )
+    name = unique_name("shop-cdc")
+    topic = f"{name.replace('-', '_')}.public.orders"
+    ensure_topic(admin_client(kafka_config), topic, partitions=1)
+    return name, topic
+
+
+def run_cdc_example(
+    spark: Any, database: PostgresDatabase, name: str, bootstrap: str, tmp_path: Path
+) -> dict[str, Any]:
+    """The page's PostgreSQL -> Kafka block, run: the names it defined (its `query`)."""
+    namespace: dict[str, Any] = {"spark": spark}
+    code = cdc_code(database, name, bootstrap, tmp_path / "ck")
+    exec(compile(code, str(PAGE), "exec"), namespace)
+    return namespace
+
+
 def test_the_postgres_to_kafka_example_delivers_each_change_once(
     spark: Any,
     bootstrap_servers: str,
@@ -58,18 +85,8 @@ def test_the_postgres_to_kafka_example_delivers_each_change_once(
     postgres_db: PostgresDatabase,
     tmp_path: Path,
 ) -> None:
-    postgres_db.execute(
-        "CREATE TABLE orders (id int PRIMARY KEY, item text)",
-        "INSERT INTO orders SELECT g, 'item-' || g FROM generate_series(1, 20) g",
-    )
-    name = unique_name("shop-cdc")
-    prefix = name.replace("-", "_")
-    topic = f"{prefix}.public.orders"
-    ensure_topic(admin_client(kafka_config), topic, partitions=1)
-    code = cdc_code(postgres_db, name, bootstrap_servers, tmp_path / "ck")
-    namespace: dict[str, Any] = {"spark": spark}
-    exec(compile(code, str(PAGE), "exec"), namespace)
-    query = namespace["query"]
+    name, topic = orders_table(postgres_db, 20, kafka_config, unique_name)
+    query = run_cdc_example(spark, postgres_db, name, bootstrap_servers, tmp_path)["query"]
     try:
         wait_for(lambda: len(read_committed(topic)) >= 20, 120, "the snapshot's 20 rows")
         postgres_db.execute(
@@ -95,13 +112,7 @@ def test_the_postgres_to_kafka_to_delta_example_mirrors_the_table(
     postgres_db: PostgresDatabase,
     tmp_path: Path,
 ) -> None:
-    postgres_db.execute(
-        "CREATE TABLE orders (id int PRIMARY KEY, item text)",
-        "INSERT INTO orders SELECT g, 'item-' || g FROM generate_series(1, 5) g",
-    )
-    name = unique_name("shop-cdc")
-    topic = f"{name.replace('-', '_')}.public.orders"
-    ensure_topic(admin_client(kafka_config), topic, partitions=1)
+    name, topic = orders_table(postgres_db, 5, kafka_config, unique_name)
     table = tmp_path / "orders"
     mirror = replace_literals(
         python_blocks(PAGE.read_text())[1],
@@ -113,11 +124,7 @@ def test_the_postgres_to_kafka_to_delta_example_mirrors_the_table(
             "/tmp/checkpoints/orders-to-delta": str(tmp_path / "ck-delta"),
         },
     )
-    namespace: dict[str, Any] = {"spark": spark}
-    exec(
-        compile(cdc_code(postgres_db, name, bootstrap_servers, tmp_path / "ck"), str(PAGE), "exec"),
-        namespace,
-    )
+    namespace = run_cdc_example(spark, postgres_db, name, bootstrap_servers, tmp_path)
     queries = [namespace["query"]]
     try:
         wait_for(lambda: len(read_committed(topic)) >= 5, 90, "the snapshot's rows in Kafka")
