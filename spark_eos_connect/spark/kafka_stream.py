@@ -57,6 +57,7 @@ from spark_eos_connect.sink.lifecycle import (
 )
 from spark_eos_connect.spark.drain import draining
 from spark_eos_connect.spark.worker_gc import settle_heap
+from spark_eos_connect.spark.worker_signals import stop_has_begun
 
 log = logging.getLogger(__name__)
 
@@ -245,6 +246,7 @@ class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailab
 
     def stop(self) -> None:
         """Driver: report the connector unassigned and drop the clients."""
+        stop_has_begun()
         if self._lifecycle is not None:
             try:
                 self._lifecycle.close()

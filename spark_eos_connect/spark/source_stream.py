@@ -24,6 +24,7 @@ from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.spark.drain import draining
 from spark_eos_connect.spark.task_context import current_attempt, current_batch_id
 from spark_eos_connect.spark.worker_gc import settle_heap
+from spark_eos_connect.spark.worker_signals import stop_has_begun
 
 if TYPE_CHECKING:
     from spark_eos_connect.source.coordinator import SourceCoordinator
@@ -82,5 +83,6 @@ class EosConnectSourceStreamReader(DataSourceStreamReader):
 
     def stop(self) -> None:
         """Driver: stop the connector."""
+        stop_has_begun()
         if self.coordinator is not None:
             self.coordinator.stop()

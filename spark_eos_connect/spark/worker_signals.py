@@ -6,6 +6,11 @@ the Python program that started the query exits, the JVM goes away with the proc
 pyspark calls the reader's `stop()` in a `finally` once its wait for the JVM ends; Python's
 default SIGTERM action kills the process before or during that `stop()`, which then neither
 writes the connector's UNASSIGNED status nor aborts the tasks' open transactions.
+
+The SIGTERM may also come after `stop()` began: the JVM closes the process's socket before it
+signals the process, and on a busy machine pyspark sees the end of the socket first and is
+inside `stop()` when the signal lands. So a reader's `stop()` first calls `stop_has_begun`, and
+from then on SIGTERM is ignored.
 """
 
 from __future__ import annotations
@@ -22,6 +27,13 @@ def _leave(signum: int, frame: FrameType | None) -> None:
     `stop()`); later ones are ignored until `stop()` is done and the process exits."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise SystemExit(128 + signum)
+
+
+def stop_has_begun() -> None:
+    """The reader's `stop()` runs: SIGTERM no longer interrupts this process (where
+    `finish_stop_on_sigterm` was installed; elsewhere nothing changes)."""
+    if _installed and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def finish_stop_on_sigterm() -> None:

@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -127,6 +128,20 @@ class Demo:
                 positions[int(str(partition["task"]))] = int(str(offset["position"]))
         return positions
 
+    def settled_progress(self, timeout_s: float = 15.0) -> tuple[int, dict[int, int]]:
+        """(records committed in the topic, committed positions) once the two agree.
+
+        A transaction's records and offsets commit together, but `commit_transaction` returns
+        before the coordinator has written the markers that make them readable, so a read right
+        after the crash may see one side of the last transaction and not yet the other."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            count = len(read_to_end(self.config, [self.topic]))
+            positions = self.committed_positions()
+            if count == sum(positions.values()) or time.monotonic() > deadline:
+                return count, positions
+            time.sleep(0.2)
+
     def expected(self) -> set[tuple[int, int]]:
         return {(task, n) for task in range(TASKS) for n in range(self.per_task)}
 
@@ -178,9 +193,9 @@ def run(demo: Demo) -> int:
 
     print("== run 1: generator -> Kafka, killed with SIGKILL after batch 1's commit", flush=True)
     code = demo.source_job(fault="after_commit@1")
-    so_far = len(read_to_end(demo.config, [demo.topic]))
+    so_far, committed = demo.settled_progress()
     print(f"   run 1 exited with {code} (-9 = SIGKILL); {so_far} records committed so far")
-    positions = ", ".join(f"task {t} at {p}" for t, p in sorted(demo.committed_positions().items()))
+    positions = ", ".join(f"task {t} at {p}" for t, p in sorted(committed.items()))
     print(f"== run 2: restart; resuming from the offsets committed in Kafka: {positions}")
     code = demo.source_job(fault=None)
     if code != 0:

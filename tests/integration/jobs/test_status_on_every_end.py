@@ -36,13 +36,20 @@ def states(kafka_config: dict[str, Any], name: str) -> tuple[Any, list[Any]]:
     return (connector.state if connector else None, [tasks[t].state for t in sorted(tasks)])
 
 
-def assert_unassigned_soon(kafka_config: dict[str, Any], name: str, tasks: int) -> None:
+def assert_unassigned_soon(
+    kafka_config: dict[str, Any], name: str, tasks: int, output: str = ""
+) -> None:
+    """`name` and its `tasks` tasks UNASSIGNED within `STATUS_BOUND_S`; a failure quotes the
+    end of the job's `output`."""
     expected = (StatusState.UNASSIGNED, [StatusState.UNASSIGNED] * tasks)
-    wait_for(
-        lambda: states(kafka_config, name) == expected,
-        STATUS_BOUND_S,
-        f"{name} and its tasks UNASSIGNED (now {states(kafka_config, name)})",
-    )
+    try:
+        wait_for(lambda: states(kafka_config, name) == expected, STATUS_BOUND_S, "")
+    except AssertionError:
+        now = states(kafka_config, name)
+        raise AssertionError(
+            f"{name} and its tasks not UNASSIGNED {STATUS_BOUND_S:.0f}s after the end "
+            f"(now {now}); the job's output ended with:\n{output[-6000:]}"
+        ) from None
 
 
 def assert_no_open_transaction(kafka_config: dict[str, Any], topic: str, partitions: int) -> None:
@@ -194,7 +201,7 @@ def test_a_script_exiting_with_its_query_running_leaves_nothing_open(
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Python is exiting with streaming query" in done.stderr
     assert read_committed(topic, settled=False), "the query ran and committed records"
-    assert_unassigned_soon(kafka_config, name, tasks=2)
+    assert_unassigned_soon(kafka_config, name, tasks=2, output=done.stderr)
     wait_for(
         lambda: _settled(kafka_config, topic),
         max(1.0, STATUS_BOUND_S - (time.monotonic() - ended)),
