@@ -15,7 +15,8 @@ a request is its *service*'s business (`HostedService`): the source side's keeps
 path, so this module knows neither. The host serves one request at a time, closes its service
 after `HOST_IDLE_S` without requests or when the worker's parent (Spark's Python daemon, or the
 executor itself) is gone, and stays in the worker's process group, so whatever kills the
-workers of an executor kills it too.
+workers of an executor kills it too. A worker that must start a host takes a spare one, started
+ahead with its imports done, when the executor has one (`host_spares`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import contextlib
 import fcntl
 import gc
 import hashlib
+import importlib
 import logging
 import os
 import pickle
@@ -40,6 +42,7 @@ from typing import Any, Protocol, cast
 
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.plugins.loader import class_path, load_class
+from spark_eos_connect.runtime import host_spares
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +50,12 @@ HOST_IDLE_S = 30.0
 """A host whose task got no micro-batch for this long closes it and exits."""
 
 HOST_START_TIMEOUT_S = 60.0
+SPARE_WAIT_S = 5.0
+"""How long a worker waits for a spare host that is starting before it starts a host itself."""
 MAX_SOCKET_DIR_LENGTH = 80
 SPOOL_ENV = "EOSCONNECT_SPOOL_DIR"
+HOST_MODULE = "spark_eos_connect.runtime.task_host"
+"""What a host runs (`python -m`): this module, also when a host (`__main__`) starts a spare."""
 _HEADER = struct.Struct("!Q")
 
 Reply = Callable[[str, Any], None]
@@ -137,11 +144,14 @@ def _connect(path: Path) -> socket.socket | None:
     return sock
 
 
-def _spawn_host(path: Path, watch_pid: int) -> None:
-    """Start a detached host process (reparented, same process group) listening on `path`."""
+def _spawn_host(path: Path, watch_pid: int, warm_module: str | None = None) -> None:
+    """Start a detached host process (reparented, same process group) listening on `path`; a
+    spare when `warm_module` names the module it imports before it listens."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    command = [sys.executable, "-m", __name__, str(path), str(watch_pid)]
+    command = [sys.executable, "-m", HOST_MODULE, str(path), str(watch_pid)]
+    if warm_module is not None:
+        command += ["--spare", warm_module]
     log_file = path.with_suffix(".log")
     launcher = (
         "import subprocess, sys\n"
@@ -153,7 +163,8 @@ def _spawn_host(path: Path, watch_pid: int) -> None:
 
 
 def connect_to_host(path: Path, watch_pid: int) -> socket.socket:
-    """A connection to the host at `path`, starting it first if none is listening."""
+    """A connection to the host at `path`; if none is listening, a spare host is claimed for
+    it, or a host started."""
     sock = _connect(path)
     if sock is not None:
         return sock
@@ -163,6 +174,9 @@ def connect_to_host(path: Path, watch_pid: int) -> socket.socket:
         if sock is not None:
             return sock
         path.unlink(missing_ok=True)
+        sock = host_spares.claim_spare(path, watch_pid, _connect, SPARE_WAIT_S)
+        if sock is not None:
+            return sock
         _spawn_host(path, watch_pid)
         deadline = time.monotonic() + HOST_START_TIMEOUT_S
         while time.monotonic() < deadline:
@@ -192,6 +206,7 @@ def call_host(
             "service": class_path(service),
             "sys_path": list(sys.path),
             "watch_pid": watch_pid,
+            "host_path": str(path),
         }
         send_frame(sock, frame)
         while True:
@@ -209,36 +224,65 @@ def call_host(
 class TaskHost:
     """Serves requests for one task, keeping its service alive between them."""
 
-    def __init__(self, path: Path, watch_pid: int) -> None:
+    def __init__(self, path: Path, watch_pid: int, spare: bool = False) -> None:
         self.path = path
         self.watch_pid = watch_pid
+        self.spare = spare
+        """Not claimed by a task yet (`host_spares`)."""
         self.service: HostedService | None = None
         self.last_request = time.monotonic()
+        self.topped_up = False
+        """The spares were topped up since the last request."""
 
     def serve_forever(self) -> None:
-        """Accept requests until idle for `HOST_IDLE_S` or the watched process is gone."""
+        """Accept requests until idle for `HOST_IDLE_S` (`SPARE_IDLE_S` for a spare) or the
+        watched process is gone; once idle for a moment, start the executor's missing
+        spares."""
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(str(self.path))
         os.chmod(self.path, 0o600)
         listener.listen(8)
-        listener.settimeout(1.0)
+        listener.settimeout(0.25)
+        if self.spare:
+            host_spares.spare_ready(self.path)
         try:
             while not self._should_exit():
                 try:
                     conn, _ = listener.accept()
                 except TimeoutError:
+                    self._top_up_spares()
                     continue
                 with conn:
                     self.handle(conn)
                 self.last_request = time.monotonic()
+                self.topped_up = False
         finally:
             listener.close()
             with contextlib.suppress(FileNotFoundError):
                 self.path.unlink()
             self.close_service()
 
+    def _top_up_spares(self) -> None:
+        """Start the missing spares, with this host's service module imported, once per idle
+        spell of `TOP_UP_AFTER_IDLE_S`."""
+        idle = time.monotonic() - self.last_request
+        if self.spare or self.service is None or self.topped_up:
+            return
+        if idle < host_spares.TOP_UP_AFTER_IDLE_S:
+            return
+        self.topped_up = True
+        module = type(self.service).__module__
+        host_spares.top_up_spares(
+            self.path.parent,
+            self.watch_pid,
+            lambda spare: _spawn_host(spare, self.watch_pid, warm_module=module),
+        )
+
     def _should_exit(self) -> bool:
-        if time.monotonic() - self.last_request > HOST_IDLE_S:
+        idle = time.monotonic() - self.last_request
+        if self.spare and idle > host_spares.SPARE_IDLE_S:
+            return host_spares.retire(self.path)  # False: claimed, a request is coming
+        if not self.spare and idle > HOST_IDLE_S:
             return True
         try:
             os.kill(self.watch_pid, 0)
@@ -247,6 +291,15 @@ class TaskHost:
         except PermissionError:
             pass
         return False
+
+    def _adopt(self, path: Path) -> None:
+        """A claimed spare now serves `path`: its name, and its log beside it."""
+        self.path, self.spare = path, False
+        os.environ[SERVING_ENV] = str(path)
+        with open(path.with_suffix(".log"), "ab") as log_file:
+            os.dup2(log_file.fileno(), 1)
+            os.dup2(log_file.fileno(), 2)
+        log.info("spare host now serves %s", path)
 
     def close_service(self) -> None:
         """Close the service (its task), if any."""
@@ -261,6 +314,9 @@ class TaskHost:
         """One request: find (or make) the service it names and let it serve."""
         conn.settimeout(None)
         request = recv_frame(conn)
+        named = request.get("host_path")
+        if named and Path(named) != self.path:
+            self._adopt(Path(named))
         for entry in request["sys_path"]:
             if entry not in sys.path:
                 sys.path.append(entry)
@@ -303,14 +359,29 @@ def serving_path() -> Path | None:
     return Path(value) if value else None
 
 
+def warm_up(module: str) -> None:
+    """A spare's imports: the service's module, and pandas, which pyarrow imports on the first
+    array it makes."""
+    try:
+        importlib.import_module(module)
+        if "pyarrow" in sys.modules:
+            sys.modules["pyarrow"].array([0])
+    except Exception:  # the request that claims this spare will report it
+        log.exception("a spare host could not import %s", module)
+
+
 def main(argv: list[str]) -> None:
-    """`python -m spark_eos_connect.runtime.task_host SOCKET WATCH_PID` (`_spawn_host`)."""
+    """`python -m spark_eos_connect.runtime.task_host SOCKET WATCH_PID [--spare MODULE]`
+    (`_spawn_host`)."""
     os.environ[SERVING_ENV] = argv[0]
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     # A task allocates records by the hundred thousand and frees them after each batch: the
     # default young-generation threshold (700) runs the collector thousands of times a batch.
     gc.set_threshold(50_000, 20, 20)
-    TaskHost(Path(argv[0]), int(argv[1])).serve_forever()
+    spare = argv[2:3] == ["--spare"]
+    if spare:
+        warm_up(argv[3])
+    TaskHost(Path(argv[0]), int(argv[1]), spare=spare).serve_forever()
 
 
 if __name__ == "__main__":

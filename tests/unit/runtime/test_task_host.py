@@ -6,9 +6,12 @@ from __future__ import annotations
 import fcntl
 import os
 import select
+import signal
 import socket
+import subprocess
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -17,7 +20,7 @@ import pyarrow as pa
 import pytest
 
 from spark_eos_connect.plugins.loader import class_path
-from spark_eos_connect.runtime import task_host
+from spark_eos_connect.runtime import host_spares, task_host
 from spark_eos_connect.runtime.task_host import (
     Reply,
     TaskHost,
@@ -28,6 +31,7 @@ from spark_eos_connect.runtime.task_host import (
     recv_frame,
     send_frame,
 )
+from spark_eos_connect.testing import wait_for
 
 
 def test_frames_carry_arrow_batches_and_results_both_ways() -> None:
@@ -157,6 +161,7 @@ def test_a_spawned_host_keeps_none_of_its_workers_files_and_knows_its_socket(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("EOSCONNECT_SPOOL_DIR", str(tmp_path))
+    monkeypatch.setenv(host_spares.SPARES_ENV, "0")  # no spare outlives the test
     path = host_socket_path({"bootstrap.servers": "a:9092"}, "fork-test")
     channel_read, channel_write = os.pipe()  # stands for a worker's channel to Spark's JVM
 
@@ -171,3 +176,48 @@ def test_a_spawned_host_keeps_none_of_its_workers_files_and_knows_its_socket(
     os.close(channel_read)
     with open(path.with_suffix(".lock"), "w") as lock:  # the spawn lock is not held
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+WARMED_AT = time.monotonic()
+"""When this module was imported (a spare imports its service's module before it listens)."""
+
+
+class WarmthService:
+    """Answers with the host's pid, the socket it serves and when it imported this module."""
+
+    def serve(self, request: Mapping[str, Any], reply: Reply) -> Any:
+        return os.getpid(), task_host.serving_path(), WARMED_AT, time.monotonic()
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_idle_host_starts_a_spare_that_the_next_task_claims_warm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EOSCONNECT_SPOOL_DIR", str(tmp_path))
+    monkeypatch.setenv(host_spares.SPARES_ENV, "1")
+    executor = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+    monkeypatch.setattr(os, "getppid", lambda: executor.pid)  # the hosts watch it
+    kafka = {"bootstrap.servers": "a:9092"}
+    first, second = host_socket_path(kafka, "spare-1"), host_socket_path(kafka, "spare-2")
+    [spare] = host_spares.spare_paths(first.parent, executor.pid)
+    try:
+        [(_, (first_pid, _, _, _))] = list(call_host(first, WarmthService, {}))
+        wait_for(spare.exists, 60, "the idle host's spare listening")
+
+        claimed_at = time.monotonic()  # CLOCK_MONOTONIC: one clock for every process
+        [(_, (pid, serving, warmed_at, _))] = list(call_host(second, WarmthService, {}))
+
+        assert pid not in (first_pid, os.getpid()) and serving == second
+        assert not spare.exists()  # claimed: renamed to the task's socket
+        assert warmed_at < claimed_at  # the spare imported the service's module beforehand
+        assert "spare host now serves" in second.with_suffix(".log").read_text()
+        [(_, (again, _, _, _))] = list(call_host(second, WarmthService, {}))
+        assert again == pid  # it is the task's host now
+    finally:
+        executor.send_signal(signal.SIGKILL)
+        executor.wait()
+    wait_for(  # every host and spare watched the executor
+        lambda: not any(tmp_path.glob("**/*.sock")), 30, "the hosts and spares gone"
+    )
