@@ -13,9 +13,10 @@ wins each spare, and the first request tells the host the name it now serves (`T
 A slot whose spare is still starting has a `.starting` marker; a claimer waits for it rather
 than start another interpreter beside it.
 
-Spares are started by a host that has been idle for `TOP_UP_AFTER_IDLE_S` (so never while
-micro-batches follow each other: a start takes a core for most of a second), at most
-`spare_count()` per executor. An unclaimed spare exits after `SPARE_IDLE_S` or when its
+Spares are started by a host that has been idle for `TOP_UP_AFTER_IDLE_S` while no other host
+of its executor serves a request (each marks itself busy while it does, `busy`), so never
+while micro-batches run or follow each other: a start takes a core for most of a second. At
+most `spare_count()` per executor. An unclaimed spare exits after `SPARE_IDLE_S` or when its
 executor is gone; it retires by renaming its socket away first, so a claim and a retirement
 cannot both take it.
 """
@@ -27,7 +28,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -112,10 +113,34 @@ def _alive(pid: int) -> bool:
 
 def sweep_gone_executors(folder: Path) -> None:
     """Remove the spare files of executors that are gone (killed spares leave their sockets)."""
-    for stale in folder.glob("spare-*-*.*"):
+    for stale in [*folder.glob("spare-*-*.*"), *folder.glob("busy-*-*")]:
         _, pid, _ = stale.name.split("-", 2)
         if pid.isdigit() and not _alive(int(pid)):
             stale.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def busy(folder: Path, watch_pid: int) -> Iterator[None]:
+    """Mark this host as serving a request (`executor_busy` sees it) while in the block."""
+    marker = folder / f"busy-{watch_pid}-{os.getpid()}"
+    marker.touch()
+    try:
+        yield
+    finally:
+        marker.unlink(missing_ok=True)
+
+
+def executor_busy(folder: Path, watch_pid: int) -> bool:
+    """Whether a host of the executor serves a request (the markers of killed hosts, which
+    could not remove theirs, are removed)."""
+    serving = False
+    for marker in folder.glob(f"busy-{watch_pid}-*"):
+        pid = marker.name.rsplit("-", 1)[1]
+        if pid.isdigit() and _alive(int(pid)):
+            serving = True
+        else:
+            marker.unlink(missing_ok=True)
+    return serving
 
 
 def top_up_spares(folder: Path, watch_pid: int, spawn: Spawn) -> list[Path]:

@@ -252,7 +252,7 @@ class TaskHost:
                 except TimeoutError:
                     self._top_up_spares()
                     continue
-                with conn:
+                with conn, host_spares.busy(self.path.parent, self.watch_pid):
                     self.handle(conn)
                 self.last_request = time.monotonic()
                 self.topped_up = False
@@ -264,12 +264,14 @@ class TaskHost:
 
     def _top_up_spares(self) -> None:
         """Start the missing spares, with this host's service module imported, once per idle
-        spell of `TOP_UP_AFTER_IDLE_S`."""
+        spell of `TOP_UP_AFTER_IDLE_S` during which no host of the executor serves."""
         idle = time.monotonic() - self.last_request
         if self.spare or self.service is None or self.topped_up:
             return
         if idle < host_spares.TOP_UP_AFTER_IDLE_S:
             return
+        if host_spares.executor_busy(self.path.parent, self.watch_pid):
+            return  # another task's micro-batch runs: not now
         self.topped_up = True
         module = type(self.service).__module__
         host_spares.top_up_spares(

@@ -16,7 +16,9 @@ import pytest
 
 from spark_eos_connect.runtime import host_spares
 from spark_eos_connect.runtime.host_spares import (
+    busy,
     claim_spare,
+    executor_busy,
     is_starting,
     retire,
     spare_paths,
@@ -151,3 +153,19 @@ def test_a_top_up_sweeps_the_spare_files_of_executors_that_are_gone(tmp_path: Pa
     top_up_spares(tmp_path, os.getpid(), lambda spare: None)
 
     assert not any(path.exists() for path in left) and mine.exists()
+
+
+def test_the_executor_is_busy_while_a_host_serves_and_a_killed_hosts_mark_is_dropped(
+    tmp_path: Path,
+) -> None:
+    assert not executor_busy(tmp_path, WATCH)
+    with busy(tmp_path, WATCH):
+        assert executor_busy(tmp_path, WATCH)
+        assert not executor_busy(tmp_path, WATCH + 1)  # another executor's hosts
+    assert not executor_busy(tmp_path, WATCH)
+
+    killed = subprocess.Popen([sys.executable, "-c", "pass"])
+    killed.wait()
+    mark = tmp_path / f"busy-{WATCH}-{killed.pid}"
+    mark.touch()
+    assert not executor_busy(tmp_path, WATCH) and not mark.exists()
