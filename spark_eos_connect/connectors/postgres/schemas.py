@@ -4,15 +4,17 @@ Both the snapshot (columns read as `::text`) and the stream (pgoutput's text for
 over as PostgreSQL's text output with `DateStyle=ISO` and `TimeZone=UTC`; `parse_value` turns
 them into what the schema says, following Debezium's defaults (`decimal.handling.mode=precise`,
 `time.precision.mode=adaptive`): `numeric(p,s)` a Connect Decimal, `timestamp` microseconds
-(`io.debezium.time.MicroTimestamp`), `timestamptz` an ISO-8601 UTC string
-(`io.debezium.time.ZonedTimestamp`), `date` days (`io.debezium.time.Date`), `uuid` and `json`
-named strings. A `numeric` without a scale and any type not listed is its text form.
+(`io.debezium.time.MicroTimestamp`), `timestamptz` an ISO-8601 UTC string with as many
+fraction digits as the column's precision (`io.debezium.time.ZonedTimestamp`), `date` days
+(`io.debezium.time.Date`), `uuid` and `json` named strings. A `numeric` without a scale and
+any type not listed is its text form.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import decimal
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -105,11 +107,19 @@ def _timestamp(text: str) -> int:
     return _micros(dt.datetime.fromisoformat(text) - _EPOCH)
 
 
-def _zoned(text: str) -> str:
+def _zoned(text: str, digits: int = 6) -> str:
+    """UTC, `digits` fraction digits (none for 0), as Debezium's ZonedTimestamp formats it."""
     moment = dt.datetime.fromisoformat(text).astimezone(dt.UTC).replace(tzinfo=None)
     whole = moment.replace(microsecond=0).isoformat()
-    fraction = f"{moment.microsecond:06d}".rstrip("0")
-    return f"{whole}.{fraction}Z" if fraction else f"{whole}Z"  # as Java's ISO_OFFSET_DATE_TIME
+    if digits <= 0:
+        return f"{whole}Z"
+    return f"{whole}.{f'{moment.microsecond:06d}'[:digits]}Z"
+
+
+def _zoned_parser(column: ColumnInfo) -> Callable[[str], str]:
+    """`_zoned` with the column's precision (`timestamptz(p)`; 6 when not given)."""
+    digits = column.type_modifier if 0 <= column.type_modifier <= 6 else 6
+    return functools.partial(_zoned, digits=digits)
 
 
 def _time(text: str) -> int:
@@ -128,7 +138,7 @@ def _bytea(text: str) -> bytes:
 
 
 _PARSERS: Final[dict[int, Callable[[str], Any]]] = {
-    BOOL: lambda text: text == "t",
+    BOOL: lambda text: text in _TRUE,
     INT2: int,
     INT4: int,
     INT8: int,
@@ -139,17 +149,24 @@ _PARSERS: Final[dict[int, Callable[[str], Any]]] = {
     DATE: lambda text: (dt.date.fromisoformat(text) - _EPOCH_DATE).days,
     TIME: _time,
     TIMESTAMP: _timestamp,
-    TIMESTAMPTZ: _zoned,
 }
+_TRUE: Final = frozenset(("t", "true"))
+"""A boolean's text: `t` from pgoutput, `true` from a snapshot's `::text`."""
+
+
+def _parser(column: ColumnInfo) -> Callable[[str], Any] | None:
+    if column.type_oid == NUMERIC and column.type_modifier >= 4:
+        return decimal.Decimal
+    if column.type_oid == TIMESTAMPTZ:
+        return _zoned_parser(column)
+    return _PARSERS.get(column.type_oid)
 
 
 def parse_value(column: ColumnInfo, text: str | None) -> Any:
     """A column's text-format value as the Connect value its schema describes."""
     if text is None:
         return None
-    if column.type_oid == NUMERIC and column.type_modifier >= 4:
-        return decimal.Decimal(text)
-    parser = _PARSERS.get(column.type_oid)
+    parser = _parser(column)
     if parser is None:
         return text
     try:
@@ -163,9 +180,7 @@ def parse_value(column: ColumnInfo, text: str | None) -> Any:
 def text_parser(column: ColumnInfo) -> Callable[[str], Any] | None:
     """`parse_value` of one column's non-null text with the type looked up once; None when
     the value is its text."""
-    if column.type_oid == NUMERIC and column.type_modifier >= 4:
-        return decimal.Decimal
-    parser = _PARSERS.get(column.type_oid)
+    parser = _parser(column)
     if parser is None:
         return None
     found = parser

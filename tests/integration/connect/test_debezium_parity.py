@@ -1,0 +1,126 @@
+"""PostgresCdcSource next to Debezium 3.6.1.Final's PostgresConnector (issue 37's parity).
+
+One table with the interop test's column types, captured at once by the project's source (a
+Spark query) and by Debezium's connector (a plugin of the Connect 4.3.1 worker; pgoutput, a slot
+and a publication of its own), both with JsonConverter and schemas, into two topics under two
+prefixes of the same shape. The same snapshot rows and the same changes (insert, update, key
+change, delete) must come out as the same records: keys, value schemas (field names, types,
+optional, names such as `io.debezium.time.*`, versions, parameters, defaults), `before`,
+`after`, `op` and the `source` fields that describe the change. What differs by nature is left
+out: the event times (`ts_*`, made by each connector when it emits) and the schema and server
+names that carry the prefix (compared with the prefix swapped).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from spark_eos_connect.apps.connect_worker import ConnectWorker
+from spark_eos_connect.kafka.clients import ConsumedRecord, admin_client, ensure_topic
+from spark_eos_connect.testing import wait_for
+from spark_eos_connect.testing.postgres import PostgresDatabase
+
+from .conftest import CONNECT_MARKS
+from .test_postgres_cdc_interop import CHANGES, JSON, RECORDS, ROWS, TABLE
+
+pytestmark = CONNECT_MARKS
+
+DEBEZIUM = "io.debezium.connector.postgresql.PostgresConnector"
+TIMEOUT_S = 120.0
+
+
+def decoded(record: ConsumedRecord) -> tuple[Any, Any]:
+    """A record's key and value as JsonConverter wrote them (`schema` and `payload`)."""
+    key = None if record.key is None else json.loads(record.key)
+    value = None if record.value is None else json.loads(record.value)
+    return key, value
+
+
+def test_envelope_matches_debezium_field_by_field(
+    spark: Any,
+    bootstrap_servers: str,
+    kafka_config: dict[str, Any],
+    connect_worker: ConnectWorker,
+    read_committed: Callable[..., list[ConsumedRecord]],
+    unique_name: Callable[[str], str],
+    postgres_db: PostgresDatabase,
+    tmp_path: Path,
+) -> None:
+    postgres_db.execute(TABLE, ROWS)
+    name = unique_name("parity")
+    ours_prefix = name.replace("-", "_")
+    theirs_prefix = f"{ours_prefix}_dbz"
+    ours_topic, theirs_topic = f"{ours_prefix}.public.items", f"{theirs_prefix}.public.items"
+    admin = admin_client(kafka_config)
+    for topic in (ours_topic, theirs_topic):
+        ensure_topic(admin, topic, partitions=1)
+    database = {
+        "database.hostname": postgres_db.host,
+        "database.port": str(postgres_db.port),
+        "database.user": postgres_db.user,
+        "database.password": postgres_db.password,
+        "database.dbname": postgres_db.dbname,
+    }
+    debezium = f"{name}-debezium"
+    connect_worker.put_connector(
+        debezium,
+        {
+            **database,
+            "connector.class": DEBEZIUM,
+            "tasks.max": "1",
+            "topic.prefix": theirs_prefix,
+            "plugin.name": "pgoutput",
+            "slot.name": theirs_prefix,
+            "slot.drop.on.stop": "true",
+            "publication.name": f"{theirs_prefix}_pub",
+            "publication.autocreate.mode": "filtered",
+            "table.include.list": "public.items",
+            "key.converter": JSON,
+            "key.converter.schemas.enable": "true",
+            "value.converter": JSON,
+            "value.converter.schemas.enable": "true",
+        },
+    )
+    options = {
+        **database,
+        "name": name,
+        "connector.class": "PostgresCdcSource",
+        "topic.prefix": ours_prefix,
+        "slot.name": ours_prefix,
+        "publication.name": f"{ours_prefix}_pub",
+        "table.include.list": "public.items",
+        "key.converter": "JsonConverter",
+        "value.converter": "JsonConverter",
+        "kafka.bootstrap.servers": bootstrap_servers,
+    }
+    stream = spark.readStream.format("eosconnect").options(**options).load()
+    query = (
+        stream.writeStream.format("eosconnect")
+        .option("name", name)
+        .option("kafka.bootstrap.servers", bootstrap_servers)
+        .option("checkpointLocation", str(tmp_path / "ck"))
+        .trigger(processingTime="200 milliseconds")
+        .start()
+    )
+
+    def both_have(count: int) -> Callable[[], bool]:
+        def check() -> bool:
+            connect_worker.raise_if_failed(debezium)
+            return all(len(read_committed(t)) >= count for t in (ours_topic, theirs_topic))
+
+        return check
+
+    try:
+        wait_for(both_have(2), TIMEOUT_S, "both snapshots' rows")
+        postgres_db.execute(*CHANGES)
+        wait_for(both_have(RECORDS), TIMEOUT_S, "every change on both sides")
+    finally:
+        query.stop()
+        connect_worker.call("DELETE", f"/connectors/{debezium}")
+    ours = [decoded(r) for r in sorted(read_committed(ours_topic), key=lambda r: r.offset)]
+    theirs = [decoded(r) for r in sorted(read_committed(theirs_topic), key=lambda r: r.offset)]
+    Path("/tmp/dbz-parity.json").write_text(json.dumps({"ours": ours, "theirs": theirs}, indent=1))
+    assert len(ours) == len(theirs) == RECORDS
