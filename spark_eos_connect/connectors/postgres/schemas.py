@@ -137,6 +137,9 @@ def _bytea(text: str) -> bytes:
     return bytes.fromhex(text[2:])
 
 
+_TRUE: Final = frozenset(("t", "true"))
+"""A boolean's text: `t` from pgoutput, `true` from a snapshot's `::text`."""
+
 _PARSERS: Final[dict[int, Callable[[str], Any]]] = {
     BOOL: lambda text: text in _TRUE,
     INT2: int,
@@ -150,8 +153,6 @@ _PARSERS: Final[dict[int, Callable[[str], Any]]] = {
     TIME: _time,
     TIMESTAMP: _timestamp,
 }
-_TRUE: Final = frozenset(("t", "true"))
-"""A boolean's text: `t` from pgoutput, `true` from a snapshot's `::text`."""
 
 
 def _parser(column: ColumnInfo) -> Callable[[str], Any] | None:
