@@ -1,14 +1,17 @@
 """PostgresCdcSource next to Debezium 3.6.1.Final's PostgresConnector (issue 37's parity).
 
-One table with the interop test's column types, captured at once by the project's source (a
-Spark query) and by Debezium's connector (a plugin of the Connect 4.3.1 worker; pgoutput, a slot
-and a publication of its own), both with JsonConverter and schemas, into two topics under two
-prefixes of the same shape. The same snapshot rows and the same changes (insert, update, key
-change, delete) must come out as the same records: keys, value schemas (field names, types,
-optional, names such as `io.debezium.time.*`, versions, parameters, defaults), `before`,
-`after`, `op` and the `source` fields that describe the change. What differs by nature is left
-out: the event times (`ts_*`, made by each connector when it emits) and the schema and server
-names that carry the prefix (compared with the prefix swapped).
+The interop test's table with columns of further types, captured at once by the project's
+source (a Spark query) and by Debezium's connector (a plugin of the Connect 4.3.1 worker;
+pgoutput, a slot and a publication of its own), both with JsonConverter and schemas, into two
+topics under two prefixes of the same shape. The same snapshot rows and the same changes
+(insert, update, key change, delete) must come out as the same records: keys, value schemas
+(field names, types, optional, names such as `io.debezium.time.*`, versions, parameters,
+defaults, docs), `before`, `after`, `op`, `transaction` and the `source` fields that describe
+the change. What differs by nature is left out: the names that carry the prefix (compared with
+the prefix swapped), the event times (`ts_*`, made by each connector when it emits), the
+snapshot's order (ours by primary key, Debezium's the heap's) and its `source` transaction, LSN
+and times (each connector's own snapshot). Deliberate differences are asserted: `source.lsn` is
+the transaction's commit LSN (Debezium's: the change's own record), `source.sequence` is null.
 """
 
 from __future__ import annotations
@@ -30,6 +33,23 @@ pytestmark = CONNECT_MARKS
 
 DEBEZIUM = "io.debezium.connector.postgresql.PostgresConnector"
 TIMEOUT_S = 120.0
+MORE_TYPES = (
+    "ALTER TABLE items ADD COLUMN small smallint, ADD COLUMN real4 real, "
+    "ADD COLUMN double8 double precision, ADD COLUMN raw bytea, ADD COLUMN code varchar(8), "
+    "ADD COLUMN at timestamp, ADD COLUMN at3 timestamp(3), ADD COLUMN seen3 timestamptz(3), "
+    "ADD COLUMN seen0 timestamptz(0), ADD COLUMN clock time, ADD COLUMN clock3 time(3), "
+    "ADD COLUMN tag uuid, ADD COLUMN plain json, ADD COLUMN amount numeric"
+)
+"""Columns of further types, added to the interop test's table."""
+MORE_VALUES = (
+    "UPDATE items SET small = -7, real4 = 1.5, double8 = 0.1, raw = '\\x00ff', code = 'ab', "
+    "at = '2024-01-02 03:04:05.123456', at3 = '2024-01-02 03:04:05.123', "
+    "seen3 = '2024-01-02 03:04:05.12+01', seen0 = '2024-01-02 03:04:05+01', "
+    "clock = '12:34:56.789012', clock3 = '12:34:56.789', "
+    "tag = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', plain = '{\"b\": 1}', amount = 12.345 "
+    "WHERE id = 1"
+)
+"""Values for those columns in the snapshot's first row (its `u` event carries them too)."""
 
 
 def decoded(record: ConsumedRecord) -> tuple[Any, Any]:
@@ -49,7 +69,7 @@ def test_envelope_matches_debezium_field_by_field(
     postgres_db: PostgresDatabase,
     tmp_path: Path,
 ) -> None:
-    postgres_db.execute(TABLE, ROWS)
+    postgres_db.execute(TABLE, ROWS, MORE_TYPES, MORE_VALUES)
     name = unique_name("parity")
     ours_prefix = name.replace("-", "_")
     theirs_prefix = f"{ours_prefix}_dbz"
@@ -126,6 +146,13 @@ def test_envelope_matches_debezium_field_by_field(
         for r in sorted(read_committed(theirs_topic), key=lambda r: r.offset)
     ]
     assert len(ours) == len(theirs) == RECORDS
+    for records in (ours, theirs):
+        ops = [value["payload"]["op"] if value else None for _, value in records]
+        assert ops == ["r", "r", "c", "u", "d", None, "c", "d", None]
+        markers = [value["payload"]["source"]["snapshot"] for _, value in records[:2]]
+        assert markers == ["first", "last"]
+        # the snapshot's order differs by nature: ours is by primary key, Debezium's the heap's
+        records[:2] = sorted(records[:2], key=lambda kv: kv[0]["payload"]["id"])
     for number, ((our_key, our_value), (their_key, their_value)) in enumerate(
         zip(ours, theirs, strict=True)
     ):
@@ -139,23 +166,22 @@ def test_envelope_matches_debezium_field_by_field(
         for field in ("before", "after", "op", "transaction"):
             assert ours_payload[field] == theirs_payload[field], f"{where}: {field}"
         our_source, their_source = ours_payload["source"], theirs_payload["source"]
-        snapshot = ours_payload["op"] == "r"
-        same = ALWAYS_SAME if snapshot else ALWAYS_SAME + STREAMED_SAME
+        streamed = ours_payload["op"] != "r"
+        same = ALWAYS_SAME + STREAMED_SAME if streamed else ALWAYS_SAME
         assert {f: our_source[f] for f in same} == {f: their_source[f] for f in same}, where
-        if not snapshot:
-            # deliberate: the LSN of the transaction's commit, not of the change's own record
+        # deliberate: no `sequence`, and `lsn` is that of the transaction's commit (which
+        # every event of the transaction shares), not that of the change's own WAL record
+        assert our_source["sequence"] is None and their_source["sequence"] is not None, where
+        if streamed:
             assert our_source["lsn"] >= their_source["lsn"], where
-    ops = [value["payload"]["op"] if value else None for _, value in ours]
-    assert ops == ["r", "r", "c", "u", "d", None, "c", "d", None]
-    markers = [value["payload"]["source"]["snapshot"] for _, value in ours[:2]]
-    assert markers == ["first", "last"]
+    streamed_lsns = [value["payload"]["source"]["lsn"] for _, value in ours[2:] if value]
+    assert len(set(streamed_lsns)) == len(CHANGES), "one LSN per database transaction"
 
 
 ALWAYS_SAME = (
     "version",
     "connector",
     "name",
-    "snapshot",
     "db",
     "schema",
     "table",
@@ -164,7 +190,7 @@ ALWAYS_SAME = (
     "origin_lsn",
 )
 """`source` fields equal in every record."""
-STREAMED_SAME = ("txId", "ts_ms", "ts_us", "ts_ns")
+STREAMED_SAME = ("snapshot", "txId", "ts_ms", "ts_us", "ts_ns")
 """`source` fields equal in streamed records: the transaction and its commit time. A snapshot's
 are each connector's own (its snapshot transaction, slot and read time)."""
 

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from spark_eos_connect.api.data import Struct
 from spark_eos_connect.connectors.postgres.envelope import (
     SOURCE_SCHEMA,
     SourceInfo,
@@ -102,7 +103,11 @@ def test_a_table_without_a_primary_key_is_refused() -> None:
         (1184, 0, "2024-01-02 03:04:05+00", "2024-01-02T03:04:05Z"),
         (21, -1, "-3", -3),
         (1700, (10 << 16) + 2 + 4, "1.50", decimal.Decimal("1.50")),
-        (1700, -1, "1e400", "1e400"),
+        (1700, (10 << 16) + 4, "-3", decimal.Decimal(-3)),
+        (1083, 3, "00:00:02.5", 2_500),  # time(3): io.debezium.time.Time, milliseconds
+        (1114, 3, "1969-12-31 23:59:59.999", -1),  # timestamp(3): io.debezium.time.Timestamp
+        (1114, 0, "1970-01-01 00:00:01", 1_000),
+        (1114, 4, "1970-01-01 00:00:01.5", 1_500_000),
         (1082, -1, "1970-01-03", 2),
         (1114, -1, "1970-01-01 00:00:01.5", 1_500_000),
         (1083, -1, "00:00:02", 2_000_000),
@@ -148,3 +153,39 @@ def test_snapshot_records_are_marked_as_debezium_marks_them(
     flags: tuple[bool, bool, bool, bool], marker: str
 ) -> None:
     assert snapshot_marker(*flags) == marker
+
+
+@pytest.mark.parametrize(
+    ("text", "scale", "unscaled"),
+    [
+        ("12.345", 3, b"\x30\x39"),  # Java's BigInteger(12345).toByteArray()
+        ("0", 0, b"\x00"),
+        ("128", 0, b"\x00\x80"),
+        ("-128", 0, b"\x80"),
+        ("-129.0", 1, b"\xfa\xf6"),
+        ("1.50", 2, b"\x00\x96"),
+    ],
+)
+def test_a_numeric_without_scale_is_a_variable_scale_decimal(
+    text: str, scale: int, unscaled: bytes
+) -> None:
+    column = ColumnInfo("c", 1700)
+    schema = column_schema(column)
+    assert (schema.name, schema.version, schema.doc, schema.optional) == (
+        "io.debezium.data.VariableScaleDecimal",
+        1,
+        "Variable scaled decimal",
+        True,
+    )
+    value = parse_value(column, text)
+    assert isinstance(value, Struct)
+    assert (value.get("scale"), value.get("value")) == (scale, unscaled)
+    schema.validate(value)
+    assert int.from_bytes(unscaled, "big", signed=True) * decimal.Decimal(10) ** -scale == (
+        decimal.Decimal(text)
+    )
+
+
+def test_a_numeric_without_scale_that_is_not_a_number_is_null() -> None:
+    assert parse_value(ColumnInfo("c", 1700), "NaN") is None
+    assert parse_value(ColumnInfo("c", 1700), "Infinity") is None
