@@ -36,7 +36,7 @@ postgres: ## PostgreSQL's server package for the tests (apt-get, only where init
 	@if [ -n "$$EOSCONNECT_PG_BIN" ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
 	else $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(PG_PACKAGE); fi
 
-jars: $(EOSCONNECT_JARS_DIR)/.fetched ## fetch the Kafka broker, Kafka Connect and Delta jars from Maven Central
+jars: $(EOSCONNECT_JARS_DIR)/.fetched ## fetch the Kafka broker, Kafka Connect (with Debezium's PostgreSQL connector as a plugin) and Delta jars from Maven Central
 
 demo: setup ## start a local broker and run the demo job end to end
 	$(PY) jobs/demo.py

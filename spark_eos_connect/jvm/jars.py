@@ -1,9 +1,10 @@
 """Fetch the JVM parts (Kafka broker, Delta Lake) from Maven Central into a local cache.
 
 Each bundle is a small pom shipped in `spark_eos_connect/jvm/`. Maven resolves it once into
-`<cache>/<bundle>/`; a marker file makes the second call instant. The cache folder is
-`$EOSCONNECT_JARS_DIR` when set (the Makefile points it at the repository's ignored `.jars/`),
-otherwise `~/.cache/spark-eos-connect/jars`.
+`<cache>/<bundle>/` (a Connect plugin's into `<cache>/<bundle>/<plugin>/`, so that
+`<cache>/<bundle>` is a `plugin.path`); a marker file makes the second call instant. The cache
+folder is `$EOSCONNECT_JARS_DIR` when set (the Makefile points it at the repository's ignored
+`.jars/`), otherwise `~/.cache/spark-eos-connect/jars`.
 """
 
 from __future__ import annotations
@@ -23,10 +24,15 @@ BUNDLES: dict[str, list[str]] = {
     "delta": ["-DexcludeTransitive=true"],
     "spark-kafka": ["-DexcludeTransitive=true"],
     "connect": ["-DincludeScope=runtime"],
+    "debezium": ["-DincludeScope=runtime"],
 }
 """Fetched by `main()` (`make setup`): the broker, Delta, Spark's Kafka source (the faster
-reader in front of `delta_sink`), and Kafka Connect (the tests compare the project's
-converters, transforms, REST API and records with Connect's own)."""
+reader in front of `delta_sink`), Kafka Connect (the tests compare the project's converters,
+transforms, REST API and records with Connect's own) and Debezium's PostgreSQL connector (a
+plugin of that worker: the tests compare PostgresCdcSource's envelope with its)."""
+PLUGIN_BUNDLES: dict[str, str] = {"debezium": "debezium-connector-postgres"}
+"""Bundles that are Connect plugins, with the sub-folder their jars go into: the bundle's folder
+is then a `plugin.path` holding that one plugin (`plugin_path`)."""
 SESSION_BUNDLES = ("delta", "spark-kafka")
 """The bundles every Spark started from this environment gets (`spark.jars`)."""
 _MARKER = ".complete"
@@ -67,6 +73,7 @@ def ensure_jars(bundle: str) -> Path:
         )
     staging = target.with_name(target.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
+    output = staging / PLUGIN_BUNDLES[bundle] if bundle in PLUGIN_BUNDLES else staging
     command = [
         mvn,
         "-q",
@@ -74,7 +81,7 @@ def ensure_jars(bundle: str) -> Path:
         "-f",
         str(pom),
         "dependency:copy-dependencies",
-        f"-DoutputDirectory={staging}",
+        f"-DoutputDirectory={output}",
         *known[bundle],
     ]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -91,7 +98,15 @@ def ensure_jars(bundle: str) -> Path:
 
 def jar_files(bundle: str) -> list[Path]:
     """Absolute paths of every jar in `bundle`, fetching them first if needed."""
-    return sorted(ensure_jars(bundle).glob("*.jar"))
+    return sorted(ensure_jars(bundle).glob("*/*.jar" if bundle in PLUGIN_BUNDLES else "*.jar"))
+
+
+def plugin_path(bundle: str) -> Path:
+    """The `plugin.path` folder of a Connect plugin bundle (`PLUGIN_BUNDLES`), fetched if
+    needed: Connect loads the plugin inside it in a class loader of its own."""
+    if bundle not in PLUGIN_BUNDLES:
+        raise SetupError(f"{bundle!r} is not a Connect plugin; plugins: {sorted(PLUGIN_BUNDLES)}")
+    return ensure_jars(bundle)
 
 
 def session_jar_files() -> list[Path]:

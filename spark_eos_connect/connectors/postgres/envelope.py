@@ -3,8 +3,8 @@
 A change of table `schema.table` goes to topic `<topic.prefix>.<schema>.<table>`; its key is a
 struct of the primary key columns (`<topic>.Key`), its value the envelope `<topic>.Envelope`
 (version 2): `before` and `after` (`<topic>.Value` structs, null where there is no row), `source`
-(`io.debezium.connector.postgresql.Source`: connector, server name, database, schema, table,
-transaction id, LSN, commit time, whether it is a snapshot), `transaction` (null: transaction
+(`io.debezium.connector.postgresql.Source`, version 1: connector, server name, database, schema,
+table, transaction id, LSN, commit time, whether it is a snapshot), `transaction` (null: transaction
 metadata is not emitted), `op` (`r` snapshot read, `c` create, `u` update, `d` delete) and the
 time the event was made (`ts_ms`, `ts_us`, `ts_ns`). A delete may be followed by a tombstone
 (the key with a null value) so that compaction can drop the row. Pure; no I/O.
@@ -34,6 +34,7 @@ __all__ = [
     "ChangeEvent",
     "SourceInfo",
     "TableSchemas",
+    "snapshot_marker",
     "topic_name",
 ]
 
@@ -96,6 +97,9 @@ SOURCE_SCHEMA: Final = (
     .field("txId", Schema.OPTIONAL_INT64)
     .field("lsn", Schema.OPTIONAL_INT64)
     .field("xmin", Schema.OPTIONAL_INT64)
+    .field("origin", Schema.OPTIONAL_STRING)
+    .field("origin_lsn", Schema.OPTIONAL_INT64)
+    .version(1)
     .build()
 )
 
@@ -109,6 +113,23 @@ TRANSACTION_SCHEMA: Final = (
     .field("data_collection_order", Schema.INT64)
     .build()
 )
+
+
+def snapshot_marker(
+    first_table: bool, last_table: bool, first_in_table: bool, last_in_table: bool
+) -> str:
+    """`source.snapshot` of a snapshot record, as Debezium marks it: `first` on the snapshot's
+    first record, `last` on its last, `first_in_data_collection` and `last_in_data_collection`
+    on a table's first and last rows in between, `true` on the others."""
+    if last_table and last_in_table:
+        return "last"
+    if first_table and first_in_table:
+        return "first"
+    if last_in_table:
+        return "last_in_data_collection"
+    if first_in_table:
+        return "first_in_data_collection"
+    return "true"
 
 
 def topic_name(prefix: str, table: TableInfo) -> str:
@@ -306,5 +327,7 @@ def _source_struct(
             "txId": xid,
             "lsn": lsn,
             "xmin": None,
+            "origin": None,
+            "origin_lsn": None,
         },
     )

@@ -37,7 +37,12 @@ from typing import Any, Final
 from spark_eos_connect.api.source import RecordMetadata, SourceRecord, SourceTask
 from spark_eos_connect.connectors.postgres import config as options
 from spark_eos_connect.connectors.postgres import database as db
-from spark_eos_connect.connectors.postgres.envelope import ChangeEvent, SourceInfo, TableSchemas
+from spark_eos_connect.connectors.postgres.envelope import (
+    ChangeEvent,
+    SourceInfo,
+    TableSchemas,
+    snapshot_marker,
+)
 from spark_eos_connect.connectors.postgres.pgoutput import (
     POSTGRES_EPOCH_US,
     Begin,
@@ -83,6 +88,8 @@ class PostgresCdcSourceTask(SourceTask):
         self._snapshot_reader: Any = None
         self._snapshot_rows: Iterator[tuple[int, tuple[str | None, ...]]] | None = None
         self._lookahead: tuple[int, tuple[str | None, ...]] | None = None
+        self._snapshot_table: int | None = None
+        """The table of the last snapshot row emitted; None before a fresh snapshot's first."""
         self._tables: list[TableInfo] = []
         self._schemas: dict[str, TableSchemas] = {}
         self._index: dict[str, int] = {}
@@ -187,6 +194,7 @@ class PostgresCdcSourceTask(SourceTask):
         )
         self._snapshot_reader = reader
         self._snapshot_rows = self._read_snapshot(reader, committed.table, after)
+        self._snapshot_table = committed.table
 
     def _read_snapshot(
         self, reader: Any, first: int, after: tuple[Any, ...] | None
@@ -230,6 +238,13 @@ class PostgresCdcSourceTask(SourceTask):
             index, row = self._lookahead
             self._lookahead = next(rows, None)
             last = self._lookahead is None
+            marker = snapshot_marker(
+                self._snapshot_table is None,
+                last,
+                self._snapshot_table != index,
+                self._lookahead is None or self._lookahead[0] != index,
+            )
+            self._snapshot_table = index
             table = self._tables[index]
             schemas = self._schemas[table.qualified]
             after = schemas.row(row)
@@ -244,7 +259,7 @@ class PostgresCdcSourceTask(SourceTask):
                 now,
                 None,
                 self._consistent_point,
-                "last" if last else "true",
+                marker,
             )
             position = Position(
                 self._consistent_point,

@@ -22,6 +22,7 @@ from pyspark.errors import StreamingQueryException
 
 from spark_eos_connect.apps.connect_worker import ConnectWorker
 from spark_eos_connect.herder import Herder, WorkerSettings
+from spark_eos_connect.jvm.jars import plugin_path
 from spark_eos_connect.rest import create_app
 
 CONNECT_MARKS = [pytest.mark.integration, pytest.mark.xdist_group("connect")]
@@ -37,10 +38,15 @@ def connect_worker(
 ) -> Iterator[ConnectWorker]:
     """A one-node Connect cluster (group `oracle-<id>`, its own internal topics), started once
     and waited for through its REST API; stopped (SIGTERM, then SIGKILL) at the session's end.
-    The jars are fetched by Maven on first use (`ensure_jars("connect")`)."""
+    Debezium's PostgreSQL connector is its one plugin (`plugin.path`, loaded in isolation). The
+    jars are fetched by Maven on first use (`ensure_jars("connect")`, `plugin_path("debezium")`)."""
     group = f"oracle-{uuid.uuid4().hex[:8]}"
     worker = ConnectWorker(
-        bootstrap_servers, group, tmp_path_factory.mktemp("connect-worker"), heap=WORKER_HEAP
+        bootstrap_servers,
+        group,
+        tmp_path_factory.mktemp("connect-worker"),
+        heap=WORKER_HEAP,
+        extra={"plugin.path": str(plugin_path("debezium"))},
     )
     with worker:
         yield worker

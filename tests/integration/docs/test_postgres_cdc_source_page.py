@@ -1,6 +1,6 @@
-"""`docs/connectors/postgres-cdc-source.md`'s examples, PostgreSQL -> Kafka and PostgreSQL ->
-Kafka -> Delta, run as the page shows them on the test broker and the test PostgreSQL server
-(only addresses, names, paths and login replaced)."""
+"""`docs/connectors/postgres-cdc-source.md`'s examples, PostgreSQL -> Kafka, then Kafka -> Delta
+and Kafka -> PostgreSQL from the same topic, run as the page shows them on the test broker and
+the test PostgreSQL server (only addresses, names, paths and login replaced)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic
 from spark_eos_connect.testing import wait_for
-from spark_eos_connect.testing.postgres import PostgresDatabase
+from spark_eos_connect.testing.postgres import PostgresCluster, PostgresDatabase
 
 from .readme import replace_literals
 
@@ -24,9 +24,10 @@ PAGE = Path(__file__).resolve().parents[3] / "docs" / "connectors" / "postgres-c
 
 
 def python_blocks(markdown: str) -> list[str]:
-    """The page's Python blocks: the CDC query, then the Delta mirror of its topic."""
+    """The page's Python blocks: the CDC query, then the Delta and PostgreSQL mirrors of its
+    topic."""
     blocks = re.findall(r"```python\n(.*?)```", markdown, re.DOTALL)
-    assert len(blocks) == 2, f"expected the page's two Python blocks, found {len(blocks)}"
+    assert len(blocks) == 3, f"expected the page's three Python blocks, found {len(blocks)}"
     return blocks
 
 
@@ -103,12 +104,13 @@ def test_the_postgres_to_kafka_example_delivers_each_change_once(
     assert json.loads(records[22].key)["payload"] == {"id": 2}
 
 
-def test_the_postgres_to_kafka_to_delta_example_mirrors_the_table(
+def test_the_postgres_to_kafka_to_delta_and_postgres_examples_mirror_the_table(
     spark: Any,
     bootstrap_servers: str,
     kafka_config: dict[str, Any],
     read_committed: Callable[..., list[Any]],
     unique_name: Callable[[str], str],
+    postgres: PostgresCluster,
     postgres_db: PostgresDatabase,
     tmp_path: Path,
 ) -> None:
@@ -124,9 +126,26 @@ def test_the_postgres_to_kafka_to_delta_example_mirrors_the_table(
             "/tmp/checkpoints/orders-to-delta": str(tmp_path / "ck-delta"),
         },
     )
+    warehouse = postgres.create_database("warehouse")
+    to_postgres = replace_literals(
+        python_blocks(PAGE.read_text())[2],
+        {
+            "orders-to-postgres": unique_name("orders-to-postgres"),
+            "shop.public.orders": topic,
+            "127.0.0.1:9092": bootstrap_servers,
+            "jdbc:postgresql://127.0.0.1:5432/warehouse": (
+                f"jdbc:postgresql://{warehouse.host}:{warehouse.port}/{warehouse.dbname}"
+            ),
+            "eosconnect": warehouse.user,
+            "change-me": warehouse.password,
+            "/tmp/checkpoints/orders-to-postgres": str(tmp_path / "ck-postgres"),
+        },
+    )
     namespace = run_cdc_example(spark, postgres_db, name, bootstrap_servers, tmp_path)
     queries = [namespace["query"]]
     try:
+        exec(compile(to_postgres, str(PAGE), "exec"), namespace)  # follows the topic as it fills
+        queries.append(namespace["mirror_query"])
         wait_for(lambda: len(read_committed(topic)) >= 5, 90, "the snapshot's rows in Kafka")
         postgres_db.execute(
             "UPDATE orders SET item = 'changed' WHERE id = 1",
@@ -142,10 +161,20 @@ def test_the_postgres_to_kafka_to_delta_example_mirrors_the_table(
             wanted = connection.execute("SELECT id, item FROM orders ORDER BY id").fetchall()
         commits_read = [0]
 
+        def in_postgres() -> list[tuple[Any, ...]]:
+            with warehouse.connect() as connection:
+                if connection.execute("SELECT to_regclass('orders_mirror')").fetchone() == (None,):
+                    return []
+                query = "SELECT id, item FROM orders_mirror ORDER BY id"
+                return [tuple(row) for row in connection.execute(query).fetchall()]
+
         def mirrored() -> bool:
-            """Whether Delta's latest commit shows the table as it is (read once per commit)."""
+            """Whether the PostgreSQL mirror, and Delta's latest commit, show the table as it is
+            (Delta read once per commit)."""
             for query in queries:
                 assert query.exception() is None, query.exception()
+            if in_postgres() != [tuple(r) for r in wanted]:
+                return False
             commits = len(list((table / "_delta_log").glob("*.json")))
             if commits == commits_read[0]:
                 return False
@@ -153,15 +182,18 @@ def test_the_postgres_to_kafka_to_delta_example_mirrors_the_table(
             rows = spark.read.format("delta").load(str(table)).select("payload.after.*")
             return sorted(tuple(r) for r in rows.collect()) == [tuple(r) for r in wanted]
 
-        wait_for(mirrored, 90, "the snapshot and the changes in Delta")
+        wait_for(mirrored, 90, "the snapshot and the changes in Delta and in PostgreSQL")
     finally:
         for query in queries:
             query.stop()
+    expected = [(1, "changed"), (4, "item-4"), (5, "item-5"), (6, "item-6"), (30, "item-3")]
     rows = spark.read.format("delta").load(str(table)).select("payload.after.*").collect()
-    assert sorted(tuple(r) for r in rows) == [
-        (1, "changed"),
-        (4, "item-4"),
-        (5, "item-5"),
-        (6, "item-6"),
-        (30, "item-3"),
-    ]
+    assert sorted(tuple(r) for r in rows) == expected
+    assert in_postgres() == expected
+    with warehouse.connect() as connection:  # the mirror's key is the source's
+        key = connection.execute(
+            "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
+            "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = 'orders_mirror'::regclass "
+            "AND i.indisprimary"
+        ).fetchall()
+    assert key == [("id",)]

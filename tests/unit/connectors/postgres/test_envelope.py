@@ -7,7 +7,13 @@ import json
 
 import pytest
 
-from spark_eos_connect.connectors.postgres.envelope import SourceInfo, TableSchemas
+from spark_eos_connect.api.data import Struct
+from spark_eos_connect.connectors.postgres.envelope import (
+    SOURCE_SCHEMA,
+    SourceInfo,
+    TableSchemas,
+    snapshot_marker,
+)
 from spark_eos_connect.connectors.postgres.schemas import (
     ColumnInfo,
     TableInfo,
@@ -59,7 +65,7 @@ def test_an_insert_event_as_jsonconverter_writes_it() -> None:
     value = json.loads(converter.from_connect_data(event.topic, event.value_schema, event.value))
     assert value["op"] == "c" and value["before"] is None
     assert value["after"]["id"] == 7 and value["after"]["note"] == "hi"
-    assert value["after"]["at"] == "2024-01-02T03:04:05.25Z"
+    assert value["after"]["at"] == "2024-01-02T03:04:05.250000Z"  # timestamptz: 6 digits
     assert value["source"]["txId"] == 731 and value["source"]["lsn"] == 26368784
     assert value["source"]["ts_ms"] == 1_700_000_000_123
     assert value["source"]["connector"] == "postgresql" and value["source"]["db"] == "sales"
@@ -89,9 +95,19 @@ def test_a_table_without_a_primary_key_is_refused() -> None:
     ("oid", "modifier", "text", "expected"),
     [
         (16, -1, "t", True),
+        (16, -1, "true", True),  # a snapshot reads `::text`
+        (16, -1, "false", False),
+        (16, -1, "f", False),
+        (1184, -1, "1999-12-31 23:59:59+05", "1999-12-31T18:59:59.000000Z"),
+        (1184, 3, "2024-01-02 03:04:05.25+00", "2024-01-02T03:04:05.250Z"),
+        (1184, 0, "2024-01-02 03:04:05+00", "2024-01-02T03:04:05Z"),
         (21, -1, "-3", -3),
         (1700, (10 << 16) + 2 + 4, "1.50", decimal.Decimal("1.50")),
-        (1700, -1, "1e400", "1e400"),
+        (1700, (10 << 16) + 4, "-3", decimal.Decimal(-3)),
+        (1083, 3, "00:00:02.5", 2_500),  # time(3): io.debezium.time.Time, milliseconds
+        (1114, 3, "1969-12-31 23:59:59.999", -1),  # timestamp(3): io.debezium.time.Timestamp
+        (1114, 0, "1970-01-01 00:00:01", 1_000),
+        (1114, 4, "1970-01-01 00:00:01.5", 1_500_000),
         (1082, -1, "1970-01-03", 2),
         (1114, -1, "1970-01-01 00:00:01.5", 1_500_000),
         (1083, -1, "00:00:02", 2_000_000),
@@ -105,3 +121,71 @@ def test_text_values_become_connect_values(
     column = ColumnInfo("c", oid, modifier)
     assert parse_value(column, text) == expected
     column_schema(column).validate(parse_value(column, text))
+
+
+def test_the_source_block_is_debeziums_version_1_with_origin_fields() -> None:
+    assert (SOURCE_SCHEMA.name, SOURCE_SCHEMA.version) == (
+        "io.debezium.connector.postgresql.Source",
+        1,
+    )
+    assert [f.name for f in SOURCE_SCHEMA.fields][-3:] == ["xmin", "origin", "origin_lsn"]
+    schemas = TableSchemas("shop", TABLE)
+    event = schemas.event("c", None, schemas.row(("7", None, None, None)), SOURCE, now_us=1)
+    converter = make_converter("JsonConverter", {"schemas.enable": "false"}, is_key=False)
+    value = json.loads(converter.from_connect_data(event.topic, event.value_schema, event.value))
+    assert value["source"]["origin"] is None and value["source"]["origin_lsn"] is None
+    assert list(value["source"])[-2:] == ["origin", "origin_lsn"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "marker"),
+    [
+        ((True, True, True, True), "last"),  # the only row of the only table
+        ((True, False, True, False), "first"),
+        ((True, False, False, False), "true"),
+        ((True, False, False, True), "last_in_data_collection"),
+        ((False, False, True, False), "first_in_data_collection"),
+        ((False, True, True, False), "first_in_data_collection"),
+        ((False, True, False, True), "last"),
+    ],
+)
+def test_snapshot_records_are_marked_as_debezium_marks_them(
+    flags: tuple[bool, bool, bool, bool], marker: str
+) -> None:
+    assert snapshot_marker(*flags) == marker
+
+
+@pytest.mark.parametrize(
+    ("text", "scale", "unscaled"),
+    [
+        ("12.345", 3, b"\x30\x39"),  # Java's BigInteger(12345).toByteArray()
+        ("0", 0, b"\x00"),
+        ("128", 0, b"\x00\x80"),
+        ("-128", 0, b"\x80"),
+        ("-129.0", 1, b"\xfa\xf6"),
+        ("1.50", 2, b"\x00\x96"),
+    ],
+)
+def test_a_numeric_without_scale_is_a_variable_scale_decimal(
+    text: str, scale: int, unscaled: bytes
+) -> None:
+    column = ColumnInfo("c", 1700)
+    schema = column_schema(column)
+    assert (schema.name, schema.version, schema.doc, schema.optional) == (
+        "io.debezium.data.VariableScaleDecimal",
+        1,
+        "Variable scaled decimal",
+        True,
+    )
+    value = parse_value(column, text)
+    assert isinstance(value, Struct)
+    assert (value.get("scale"), value.get("value")) == (scale, unscaled)
+    schema.validate(value)
+    assert int.from_bytes(unscaled, "big", signed=True) * decimal.Decimal(10) ** -scale == (
+        decimal.Decimal(text)
+    )
+
+
+def test_a_numeric_without_scale_that_is_not_a_number_is_null() -> None:
+    assert parse_value(ColumnInfo("c", 1700), "NaN") is None
+    assert parse_value(ColumnInfo("c", 1700), "Infinity") is None

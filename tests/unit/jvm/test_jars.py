@@ -1,0 +1,46 @@
+"""The jar cache's layout: a Connect plugin bundle is a `plugin.path` holding one plugin folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from spark_eos_connect.errors import SetupError
+from spark_eos_connect.jvm import jars
+
+
+def fetched(cache: Path, bundle: str, folder: str) -> Path:
+    """A cache that already holds `bundle` (its marker names the shipped pom's digest), with
+    one jar in `folder` under the bundle's folder; no Maven run is needed to use it."""
+    target = cache / bundle
+    (target / folder).mkdir(parents=True)
+    (target / folder / "a.jar").write_bytes(b"")
+    digest = jars._pom_digest(jars._pom_path(bundle))
+    (target / jars._MARKER).write_text(digest + "\n")
+    return target
+
+
+def test_the_debezium_plugin_is_a_plugin_path_of_one_plugin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EOSCONNECT_JARS_DIR", str(tmp_path))
+    target = fetched(tmp_path, "debezium", jars.PLUGIN_BUNDLES["debezium"])
+    assert "debezium" in jars.BUNDLES and "debezium" not in jars.SESSION_BUNDLES
+    assert jars.plugin_path("debezium") == target
+    assert jars.jar_files("debezium") == [target / "debezium-connector-postgres" / "a.jar"]
+
+
+def test_the_debezium_pom_pins_3_6_1_final_without_kafkas_own_jars() -> None:
+    pom = jars._pom_path("debezium").read_text()
+    assert "<artifactId>debezium-connector-postgres</artifactId>" in pom
+    assert "<version>3.6.1.Final</version>" in pom
+    assert "<groupId>org.apache.kafka</groupId>" in pom  # excluded: the worker provides them
+
+
+def test_a_bundle_that_is_no_plugin_has_no_plugin_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EOSCONNECT_JARS_DIR", str(tmp_path))
+    with pytest.raises(SetupError, match="not a Connect plugin"):
+        jars.plugin_path("connect")
