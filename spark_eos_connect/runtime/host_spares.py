@@ -31,6 +31,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from spark_eos_connect.runtime.liveness import pid_alive
+
 log = logging.getLogger(__name__)
 
 SPARE_HOSTS = 2
@@ -101,21 +103,11 @@ def claim_spare(
         time.sleep(0.02)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return True
-
-
 def sweep_gone_executors(folder: Path) -> None:
     """Remove the spare files of executors that are gone (killed spares leave their sockets)."""
     for stale in [*folder.glob("spare-*-*.*"), *folder.glob("busy-*-*")]:
         _, pid, _ = stale.name.split("-", 2)
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not pid_alive(int(pid)):
             stale.unlink(missing_ok=True)
 
 
@@ -136,7 +128,7 @@ def executor_busy(folder: Path, watch_pid: int) -> bool:
     serving = False
     for marker in folder.glob(f"busy-{watch_pid}-*"):
         pid = marker.name.rsplit("-", 1)[1]
-        if pid.isdigit() and _alive(int(pid)):
+        if pid.isdigit() and pid_alive(int(pid)):
             serving = True
         else:
             marker.unlink(missing_ok=True)

@@ -26,6 +26,7 @@ from spark_eos_connect.kafka.clients import ConsumedRecord, admin_client, ensure
 from spark_eos_connect.testing import wait_for
 from spark_eos_connect.testing.postgres import PostgresDatabase
 
+from .cdc_query import start_cdc_query
 from .conftest import CONNECT_MARKS
 from .test_postgres_cdc_interop import CHANGES, JSON, RECORDS, ROWS, TABLE
 
@@ -116,15 +117,7 @@ def test_envelope_matches_debezium_field_by_field(
         "value.converter": "JsonConverter",
         "kafka.bootstrap.servers": bootstrap_servers,
     }
-    stream = spark.readStream.format("eosconnect").options(**options).load()
-    query = (
-        stream.writeStream.format("eosconnect")
-        .option("name", name)
-        .option("kafka.bootstrap.servers", bootstrap_servers)
-        .option("checkpointLocation", str(tmp_path / "ck"))
-        .trigger(processingTime="200 milliseconds")
-        .start()
-    )
+    query = start_cdc_query(spark, options, tmp_path / "ck")
 
     def both_have(count: int) -> Callable[[], bool]:
         def check() -> bool:

@@ -24,6 +24,7 @@ from spark_eos_connect.kafka.clients import ConsumedRecord, admin_client, ensure
 from spark_eos_connect.testing import wait_for
 from spark_eos_connect.testing.postgres import PostgresDatabase
 
+from .cdc_query import start_cdc_query
 from .conftest import CONNECT_MARKS
 
 pytestmark = CONNECT_MARKS
@@ -97,15 +98,7 @@ def test_connect_json_converter_reads_the_cdc_envelope_field_by_field(
         "value.converter": "JsonConverter",
         "kafka.bootstrap.servers": bootstrap_servers,
     }
-    stream = spark.readStream.format("eosconnect").options(**options).load()
-    query = (
-        stream.writeStream.format("eosconnect")
-        .option("name", name)
-        .option("kafka.bootstrap.servers", bootstrap_servers)
-        .option("checkpointLocation", str(tmp_path / "ck"))
-        .trigger(processingTime="200 milliseconds")
-        .start()
-    )
+    query = start_cdc_query(spark, options, tmp_path / "ck")
     try:
         wait_for(lambda: len(read_committed(topic)) >= 2, TIMEOUT_S, "the snapshot's rows")
         postgres_db.execute(*CHANGES)
