@@ -282,8 +282,8 @@ class TaskHost:
 
     def _should_exit(self) -> bool:
         idle = time.monotonic() - self.last_request
-        if self.spare and idle > host_spares.SPARE_IDLE_S:
-            return host_spares.retire(self.path)  # False: claimed, a request is coming
+        if self.spare and idle > host_spares.SPARE_IDLE_S and host_spares.retire(self.path):
+            return True  # retired (a claimed spare is not: its task's request is coming)
         if not self.spare and idle > HOST_IDLE_S:
             return True
         try:

@@ -221,3 +221,22 @@ def test_an_idle_host_starts_a_spare_that_the_next_task_claims_warm(
     wait_for(  # every host and spare watched the executor
         lambda: not any(tmp_path.glob("**/*.sock")), 30, "the hosts and spares gone"
     )
+
+
+def test_an_idle_spare_retires_unless_claimed_and_a_claimed_one_still_watches_its_executor(
+    tmp_path: Path,
+) -> None:
+    spare = tmp_path / "spare-1-0.sock"
+    spare.touch()
+    idle = TaskHost(spare, os.getpid(), spare=True)
+    idle.last_request -= host_spares.SPARE_IDLE_S + 1
+    assert idle._should_exit() and not spare.exists()  # retired: no claimer can take it now
+
+    spare.touch()
+    spare.rename(tmp_path / "task.sock")  # a claimer took it
+    assert not idle._should_exit()  # its task's request is coming
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    claimed = TaskHost(spare, gone.pid, spare=True)
+    claimed.last_request -= host_spares.SPARE_IDLE_S + 1
+    assert claimed._should_exit()  # but not when its executor is gone
