@@ -7,10 +7,10 @@ pyspark calls the reader's `stop()` in a `finally` once its wait for the JVM end
 default SIGTERM action kills the process before or during that `stop()`, which then neither
 writes the connector's UNASSIGNED status nor aborts the tasks' open transactions.
 
-The SIGTERM may also come after `stop()` began: the JVM closes the process's socket before it
-signals the process, and on a busy machine pyspark sees the end of the socket first and is
-inside `stop()` when the signal lands. So a reader's `stop()` first calls `stop_has_begun`, and
-from then on SIGTERM is ignored.
+The SIGTERM may also come after `stop()` began: when the process sees its socket to the JVM
+close before the signal arrives (nothing orders the two; a busy machine can delay either),
+pyspark is already inside `stop()` when the signal lands. So a reader's `stop()` first calls
+`stop_has_begun`, and from then on SIGTERM is ignored.
 """
 
 from __future__ import annotations
