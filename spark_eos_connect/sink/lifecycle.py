@@ -35,7 +35,7 @@ from typing import Any
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.ports import ConfigStore, StatusStore
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
-from spark_eos_connect.protocol.status_records import StatusState
+from spark_eos_connect.protocol.status_records import StatusSnapshot, StatusState
 from spark_eos_connect.runtime import liveness
 from spark_eos_connect.runtime.config.config_references import ConfigProviders, is_provider_option
 from spark_eos_connect.runtime.config.framework_config import (
@@ -321,15 +321,17 @@ class SinkLifecycle:
         (`liveness.claim`; `clock`: its `now_ms`, `sleep`, `alive` in tests); then clear the
         task statuses an earlier run left (a failure is reported against this run's tasks)."""
         name, me = self.config.name, worker_id()
+        read: list[StatusSnapshot] = []
 
         def owner() -> liveness.Owner | None:
-            snapshot = self.statuses.read_to_end()
+            read.append(self.statuses.read_to_end())
+            snapshot = read[-1]
             return other_owner(
                 snapshot.connector_status(name), snapshot.connector_written_at(name), me
             )
 
         liveness.claim(name, self.config.takeover, owner, **clock)
-        snapshot = self.statuses.read_to_end()
+        snapshot = read[-1]  # the claim's last read of the status topic (it reads at least once)
         prior = snapshot.connector_status(name)
         self._epoch = 0 if prior is None else prior.generation + 1  # above the previous owner's
         for task in snapshot.task_statuses(name):
