@@ -9,10 +9,11 @@ task's ranges through one consumer, building each batch column by column (`recor
 from __future__ import annotations
 
 import bisect
+import itertools
 import operator
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 import numpy as np
@@ -38,6 +39,9 @@ KAFKA_ROW_SCHEMA = pa.schema(
 )
 
 T = TypeVar("T")
+
+TP = tuple[str, int]
+"""(topic, partition)."""
 
 EARLIEST, LATEST = -2, -1
 """The rows `read_ranges` yields (Spark's DDL: `sink.kafka_input.KAFKA_ROW_DDL`)."""
@@ -189,35 +193,56 @@ def message_columns(topic: str, partition: int, messages: list[Message]) -> Mess
 
 
 def _range_failed(
-    kafka: Mapping[str, Any], offsets: OffsetRange, error: KafkaError
+    kafka: Mapping[str, Any], topic: str, partition: int | None, error: KafkaError
 ) -> EosConnectError:
-    """The error to raise for a failed fetch of `offsets`: a missing ACL is named."""
-    denied = missing_acl(error, "Read and Describe", offsets.topic, kafka)
-    return denied or EosConnectError(f"reading {offsets.topic}-{offsets.partition} failed: {error}")
+    """The error to raise for a failed fetch of a partition (`partition` None: of any): a
+    missing ACL is named."""
+    denied = missing_acl(error, "Read and Describe", topic, kafka)
+    where = topic if partition is None else f"{topic}-{partition}"
+    return denied or EosConnectError(f"reading {where} failed: {error}")
 
 
-def _in(message: Message, offsets: OffsetRange) -> bool:
-    """Whether `message` is of the range's partition."""
-    return message.partition() == offsets.partition and message.topic() == offsets.topic
-
-
-def _records_of(
-    kafka: Mapping[str, Any], offsets: OffsetRange, messages: list[Message]
+def _without_events(
+    kafka: Mapping[str, Any], reading: Mapping[TP, OffsetRange], messages: list[Message]
 ) -> list[Message]:
-    """The records of `offsets`' partition in `messages`: librdkafka's harmless events are
-    skipped, a fetch error raises."""
-    if any(map(Message.error, messages)):
-        kept = []
-        for message in messages:
-            error = message.error()
-            if error is None:
-                kept.append(message)
-            elif not is_partition_eof(error) and not is_unused_group_error(error):
-                raise _range_failed(kafka, offsets, error)
-        messages = kept
-    if messages and not (_in(messages[0], offsets) and _in(messages[-1], offsets)):
-        messages = [m for m in messages if _in(m, offsets)]  # left from the previous range
-    return messages
+    """`messages` without librdkafka's harmless events; a fetch error raises, naming its
+    partition (or the partitions being read, for an error of none)."""
+    if not any(map(Message.error, messages)):
+        return messages
+    kept = []
+    for message in messages:
+        error = message.error()
+        if error is None:
+            kept.append(message)
+        elif not is_partition_eof(error) and not is_unused_group_error(error):
+            topic = message.topic()
+            if topic is None:
+                topic = ", ".join(sorted({t for t, _ in reading}))
+            raise _range_failed(kafka, topic, message.partition(), error)
+    return kept
+
+
+def partition_runs(messages: list[Message], one_topic: bool) -> Iterator[tuple[TP, list[Message]]]:
+    """`messages` cut into runs of one partition each, in order (librdkafka hands a fetch's
+    records partition by partition). `one_topic`: all are of one topic, so the partition
+    number tells them apart (no Python call per record)."""
+    if not messages:
+        return
+    partitions = cast(list[int], list(map(Message.partition, messages)))
+    if one_topic and partitions.count(partitions[0]) == len(partitions):
+        yield (cast(str, messages[0].topic()), partitions[0]), messages
+        return
+    keys: list[Any] = (
+        partitions
+        if one_topic
+        else list(zip(map(Message.topic, messages), partitions, strict=True))
+    )
+    start = 0
+    for _, run in itertools.groupby(keys):
+        stop = start + sum(1 for _ in run)
+        first = messages[start]
+        yield (cast(str, first.topic()), cast(int, first.partition())), messages[start:stop]
+        start = stop
 
 
 def _split_at(messages: list[Message], end: int) -> tuple[list[Message], list[Message]]:
@@ -229,78 +254,30 @@ def _split_at(messages: list[Message], end: int) -> tuple[list[Message], list[Me
 
 
 @dataclass
-class _ReadAhead:
-    """Where a range consumer stands after reading a range to its end: still assigned to its
-    partition, with the records it took past the end. A next range starting at that end
-    continues from here, with what librdkafka fetched meanwhile."""
+class _Assigned:
+    """A partition the range consumer is assigned: where a read continuing it starts
+    (`next`), and the records taken from librdkafka from there on but not handed out yet."""
 
-    topic: str
-    partition: int
-    end: int
-    taken: list[Message]
-
-    def continued_by(self, offsets: OffsetRange) -> bool:
-        return (self.topic, self.partition, self.end) == (
-            offsets.topic,
-            offsets.partition,
-            offsets.start,
-        )
-
-
-def _read_one(
-    consumer: Consumer,
-    kafka: Mapping[str, Any],
-    offsets: OffsetRange,
-    poll_timeout_ms: int,
-    batch_rows: int,
-    make: Callable[[str, int, list[Message]], T],
-    ahead: _ReadAhead | None,
-) -> Iterator[T | _ReadAhead]:
-    """The records of one range through `consumer` (assigned to its partition alone), in
-    parts of about `batch_rows` that `make` builds (Arrow batches by default); last, once the
-    range was read to its end, where the consumer stands (`_ReadAhead`). `ahead`, if the range
-    continues it, is where to start instead of assigning the consumer anew."""
-    tp = KafkaTopicPartition(offsets.topic, offsets.partition, offsets.start)
-    if ahead is not None and ahead.continued_by(offsets):
-        pending, taken = _split_at(ahead.taken, offsets.end)
-        position = max(consumer.position([tp])[0].offset, offsets.start)
-    else:
-        consumer.assign([tp])
-        pending, taken, position = [], [], offsets.start
-    last_progress = time.monotonic()
-    while position < offsets.end:
-        messages = next_records(consumer, batch_rows, NEXT_RECORD_WAIT_S)
-        records, taken = _split_at(_records_of(kafka, offsets, messages), offsets.end)
-        pending += records
-        if len(pending) >= batch_rows:
-            yield make(offsets.topic, offsets.partition, pending)
-            pending = []
-        now = consumer.position([tp])[0].offset
-        if now > position:
-            position, last_progress = now, time.monotonic()
-        elif messages:
-            last_progress = time.monotonic()
-        elif (time.monotonic() - last_progress) * 1000 > poll_timeout_ms:
-            raise EosConnectError(
-                f"no progress reading {offsets.topic}-{offsets.partition} offsets "
-                f"[{offsets.start}, {offsets.end}) for {poll_timeout_ms} ms; stuck at "
-                f"{position} (kafkaConsumer.pollTimeoutMs)"
-            )
-    if pending:
-        yield make(offsets.topic, offsets.partition, pending)
-    yield _ReadAhead(offsets.topic, offsets.partition, offsets.end, taken)
+    next: int | None
+    """None while a read of the partition is under way (a read left unfinished leaves the
+    consumer somewhere past it: the next read seeks)."""
+    held: list[Message] = field(default_factory=list)
+    paused: bool = False
 
 
 class RangeReader:
-    """One read_committed consumer reading ranges one after the other, kept between reads (a
-    live sink task's, for its whole life). It only assigns and never commits: like the readers
-    of the internal topics it needs no Group ACL (librdkafka's lookup of its unused group may
-    be refused; see `is_unused_group_error`), only Read on the topics.
+    """One read_committed consumer reading ranges, kept between reads (a live sink task's, for
+    its whole life). It only assigns and never commits: like the readers of the internal
+    topics it needs no Group ACL (librdkafka's lookup of its unused group may be refused; see
+    `is_unused_group_error`), only Read on the topics.
 
-    A range that starts where the previous one ended, on the same partition, is read on from
-    there without a new assignment: the records librdkafka fetched ahead meanwhile (up to
-    `queued.min.messages`) are the next range's first, as a sink task's next micro-batch
-    continues its last."""
+    A read takes ranges of several partitions at once: the consumer is assigned all of them
+    and fetches them together, as a Kafka consumer polls its whole assignment, and each range
+    is handed out as its records come. Partitions stay assigned between reads: a range that
+    starts where the partition's last one ended continues from there, with the records
+    librdkafka fetched ahead meanwhile (so a sink task's next micro-batch continues its
+    last); any other start is a seek. Records that come past a range's end are held for the
+    next read (the partition paused once `batch_rows` of them wait)."""
 
     def __init__(
         self, kafka: Mapping[str, Any], poll_timeout_ms: int = 120000, batch_rows: int = 10000
@@ -309,45 +286,154 @@ class RangeReader:
         self.poll_timeout_ms = poll_timeout_ms
         self.batch_rows = batch_rows
         self._consumer: Consumer | None = None
-        self._ahead: _ReadAhead | None = None
+        self._assigned: dict[TP, _Assigned] = {}
 
-    def read(self, offsets: OffsetRange) -> Iterator[pa.RecordBatch]:
-        """The committed records of one range, as Arrow batches of at most `batch_rows`.
+    def read(self, ranges: Sequence[OffsetRange]) -> Iterator[pa.RecordBatch]:
+        """The committed records of `ranges` (at most one per partition), as Arrow batches of
+        one partition's records, at most `batch_rows` each; a partition's batches come in
+        offset order, the partitions' interleaved as they are fetched.
 
         With transactions offsets are not contiguous (commit markers, aborted records), so a
         range ends when the consumer's position reaches its end, not after end - start records.
         Records at or past the end are left for a range continuing this one, so a range always
         yields the same records."""
-        return self._read(offsets, records_batch)
+        return self._read(ranges, records_batch)
 
-    def read_columns(self, offsets: OffsetRange) -> Iterator[MessageColumns]:
-        """The committed records of one range as `MessageColumns` (see `read`)."""
-        return self._read(offsets, message_columns)
+    def read_columns(self, ranges: Sequence[OffsetRange]) -> Iterator[MessageColumns]:
+        """The committed records of `ranges` as `MessageColumns` (see `read`)."""
+        return self._read(ranges, message_columns)
+
+    def forget(self, partitions: Iterable[TP]) -> None:
+        """Stop fetching `partitions` (a sink task no longer owns them)."""
+        gone = [tp for tp in partitions if tp in self._assigned]
+        for tp in gone:
+            del self._assigned[tp]
+        if gone and self._consumer is not None:
+            self._consumer.incremental_unassign([KafkaTopicPartition(*tp) for tp in gone])
 
     def _read(
-        self, offsets: OffsetRange, make: Callable[[str, int, list[Message]], T]
+        self, ranges: Sequence[OffsetRange], make: Callable[[str, int, list[Message]], T]
     ) -> Iterator[T]:
-        if offsets.end <= offsets.start:
+        reading = {(r.topic, r.partition): r for r in ranges if r.end > r.start}
+        if len(reading) < sum(1 for r in ranges if r.end > r.start):
+            raise ValueError(f"one range per partition in a read: {list(ranges)}")
+        if not reading:
             return
+        consumer, pending = self._placed(reading)
+        one_topic = len({topic for topic, _ in self._assigned}) == 1
+        progress: dict[TP, int] = {}
+        last_progress = time.monotonic()
+        while True:
+            positions = self._positions(consumer, reading)
+            for tp in [tp for tp, offsets in reading.items() if positions[tp] >= offsets.end]:
+                if pending[tp]:
+                    yield make(tp[0], tp[1], pending[tp])
+                self._assigned[tp].next = reading.pop(tp).end
+                del pending[tp]
+            if not reading:
+                return
+            if positions != progress:
+                progress, last_progress = positions, time.monotonic()
+            elif (time.monotonic() - last_progress) * 1000 > self.poll_timeout_ms:
+                raise self._stuck(reading, positions)
+            messages = next_records(consumer, self.batch_rows, NEXT_RECORD_WAIT_S)
+            records_only = _without_events(self.kafka, reading, messages)
+            for tp, run in partition_runs(records_only, one_topic):
+                if tp in reading:
+                    records, past = _split_at(run, reading[tp].end)
+                    pending[tp] += records
+                    self._hold(consumer, tp, past)
+                    if len(pending[tp]) >= self.batch_rows:
+                        yield make(tp[0], tp[1], pending[tp])
+                        pending[tp] = []
+                else:
+                    self._hold(consumer, tp, run)
+
+    def _placed(
+        self, reading: Mapping[TP, OffsetRange]
+    ) -> tuple[Consumer, dict[TP, list[Message]]]:
+        """The consumer, assigned every partition of `reading` at its range's start (a new
+        partition is assigned, one whose last read ended elsewhere, or that is paused, seeks),
+        and the held records each range starts with."""
         if self._consumer is None:
             settings = {**_READ_DEFAULTS, **self.kafka, **_FORCED_CONSUMER}
             self._consumer = connected(Consumer(settings))
-        ahead, self._ahead = self._ahead, None  # kept only once this range is read to its end
-        parts = _read_one(
-            self._consumer, self.kafka, offsets, self.poll_timeout_ms, self.batch_rows, make, ahead
+        consumer = self._consumer
+        new = [r for tp, r in reading.items() if tp not in self._assigned]
+        if new:
+            consumer.incremental_assign([KafkaTopicPartition(*_tp(r), r.start) for r in new])
+            self._assigned.update({_tp(r): _Assigned(r.start) for r in new})
+        for tp, offsets in reading.items():
+            state = self._assigned[tp]
+            if state.next == offsets.start and not state.paused:
+                continue
+            if state.paused:
+                consumer.resume([KafkaTopicPartition(*tp)])
+            consumer.seek(KafkaTopicPartition(*tp, offsets.start))
+            self._assigned[tp] = _Assigned(offsets.start)
+        held = {tp: self._take_held(tp, offsets.end) for tp, offsets in reading.items()}
+        for tp in reading:
+            self._assigned[tp].next = None
+        return consumer, held
+
+    def _take_held(self, tp: TP, end: int) -> list[Message]:
+        """The held records of `tp` before `end` (a continued range's first records)."""
+        state = self._assigned[tp]
+        taken, state.held = _split_at(state.held, end)
+        return taken
+
+    def _hold(self, consumer: Consumer, tp: TP, messages: list[Message]) -> None:
+        """Keep records fetched past what is being read; pause a partition holding enough."""
+        state = self._assigned.get(tp)
+        if state is None or not messages:
+            return  # a partition forgotten since it was fetched
+        state.held += messages
+        if len(state.held) >= self.batch_rows and not state.paused:
+            consumer.pause([KafkaTopicPartition(*tp)])
+            state.paused = True
+
+    def _positions(self, consumer: Consumer, reading: Mapping[TP, OffsetRange]) -> dict[TP, int]:
+        """How far the consumer is in each partition being read: past the last record it
+        took, and past markers and aborted records (at least the range's start)."""
+        tps = [KafkaTopicPartition(*tp) for tp in reading]
+        return {
+            (p.topic, p.partition): max(p.offset, reading[(p.topic, p.partition)].start)
+            for p in consumer.position(tps)
+        }
+
+    def _stuck(self, reading: Mapping[TP, OffsetRange], positions: Mapping[TP, int]) -> Exception:
+        stuck = ", ".join(
+            f"{t}-{p} offsets [{r.start}, {r.end}) at {positions[(t, p)]}"
+            for (t, p), r in sorted(reading.items())
         )
-        for part in parts:
-            if isinstance(part, _ReadAhead):
-                self._ahead = part
-            else:
-                yield part
+        return EosConnectError(
+            f"no progress reading {stuck} for {self.poll_timeout_ms} ms "
+            "(kafkaConsumer.pollTimeoutMs)"
+        )
 
     def close(self) -> None:
         """Close the consumer (a later `read` makes a new one)."""
-        self._ahead = None
+        self._assigned = {}
         if self._consumer is not None:
             consumer, self._consumer = self._consumer, None
             consumer.close()
+
+
+def _tp(offsets: OffsetRange) -> TP:
+    return (offsets.topic, offsets.partition)
+
+
+def distinct_partition_runs(ranges: Sequence[OffsetRange]) -> list[list[OffsetRange]]:
+    """`ranges` in order, cut where a partition comes again: each run is read at once."""
+    runs: list[list[OffsetRange]] = []
+    seen: set[TP] = set()
+    for offsets in ranges:
+        if not runs or _tp(offsets) in seen:
+            runs.append([])
+            seen = set()
+        runs[-1].append(offsets)
+        seen.add(_tp(offsets))
+    return runs
 
 
 def read_ranges(
@@ -356,14 +442,15 @@ def read_ranges(
     poll_timeout_ms: int = 120000,
     batch_rows: int = 10000,
 ) -> Iterator[pa.RecordBatch]:
-    """Executor: the committed records of `ranges`, one range after the other, as Arrow batches
-    (each batch holds records of one partition), through one `RangeReader`."""
+    """Executor: the committed records of `ranges` as Arrow batches (each of one partition)
+    through one `RangeReader`: the ranges of distinct partitions read together, a partition
+    that comes again after the others."""
     if not ranges:
         return
     reader = RangeReader(kafka, poll_timeout_ms, batch_rows)
     try:
-        for offsets in ranges:
-            yield from reader.read(offsets)
+        for run in distinct_partition_runs(ranges):
+            yield from reader.read(run)
     finally:
         reader.close()
 

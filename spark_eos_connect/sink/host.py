@@ -46,9 +46,13 @@ class KafkaSinkInput:
         offsets = TopicOffsets(self.kafka).group_offsets(self.group_id)
         return {tp: offsets[tp] for tp in partitions if tp in offsets}
 
-    def read(self, offsets: OffsetRange) -> Iterator[RecordChunk]:
-        """The committed records of `offsets`."""
-        return map(RecordChunk.of_columns, self.reader.read_columns(offsets))
+    def read(self, ranges: Sequence[OffsetRange]) -> Iterator[RecordChunk]:
+        """The committed records of `ranges`, the partitions fetched together."""
+        return map(RecordChunk.of_columns, self.reader.read_columns(ranges))
+
+    def forget(self, partitions: Sequence[TP]) -> None:
+        """Stop fetching `partitions`."""
+        self.reader.forget(partitions)
 
     def close(self) -> None:
         """Close the consumer."""

@@ -86,8 +86,13 @@ class SinkTaskInput(Protocol):
         """The consumer group's committed offsets of those `partitions` that have one."""
         ...
 
-    def read(self, offsets: OffsetRange) -> Iterator[RecordChunk]:
-        """The committed records of `offsets`, in parts."""
+    def read(self, ranges: Sequence[OffsetRange]) -> Iterator[RecordChunk]:
+        """The committed records of `ranges` (one per partition), in parts of one partition
+        each, the partitions' parts interleaved as they come."""
+        ...
+
+    def forget(self, partitions: Sequence[TP]) -> None:
+        """Stop fetching `partitions` (closed: the task no longer owns them)."""
         ...
 
     def close(self) -> None:
@@ -207,6 +212,7 @@ class LiveSinkTask:
         if closing:
             for tp in closing:
                 del self.positions[tp], self.current[tp]
+            self.source.forget(sorted(closing))
             self.task.close(_topic_partitions(closing))
         opening = [tp for tp in wanted if tp not in self.positions]
         self.context.update_assignment(_topic_partitions(wanted))
@@ -246,15 +252,19 @@ class LiveSinkTask:
         return moved
 
     def _consume(self, ends: Mapping[TP, int], batch_id: int | None) -> None:
-        """Read and put every partition from its position up to its end; a `context.offset`
-        request during a put takes effect right after it."""
+        """Read and put every partition from its position up to its end, the partitions
+        fetched together as a consumer polls its assignment; a `context.offset` request during
+        a put takes effect right after it (the read starts again from the new positions)."""
         first_put = True
         while True:
-            pending = [tp for tp in ends if self.positions[tp] < ends[tp]]
+            pending = [
+                OffsetRange(tp[0], tp[1], self.positions[tp], ends[tp])
+                for tp in ends
+                if self.positions[tp] < ends[tp]
+            ]
             if not pending:
                 return
-            tp = pending[0]
-            records = self.source.read(OffsetRange(tp[0], tp[1], self.positions[tp], ends[tp]))
+            records = self.source.read(pending)
             interrupted = False
             try:
                 for chunk in chunks(records, self.plan.max_poll_records):
@@ -262,9 +272,9 @@ class LiveSinkTask:
                     if first_put:
                         self.plan.hooks.reached("put", batch_id)
                         first_put = False
-                    consumed = chunk.next_offsets()[tp]
-                    self.positions[tp] = self.current[tp] = consumed
-                    if tp in self._take_resets():
+                    for tp, consumed in chunk.next_offsets().items():
+                        self.positions[tp] = self.current[tp] = consumed
+                    if self._take_resets():
                         interrupted = True
                         break
             finally:
@@ -272,7 +282,9 @@ class LiveSinkTask:
                 if close is not None:
                     close()
             if not interrupted:  # past commit markers and aborted records too
-                self.positions[tp] = max(self.positions[tp], ends[tp])
+                for offsets in pending:
+                    tp = (offsets.topic, offsets.partition)
+                    self.positions[tp] = max(self.positions[tp], offsets.end)
 
     def _put(self, chunk: RecordChunk) -> None:
         """`put` the chunk's records; under `errors.tolerance=all` a failing `put` is retried

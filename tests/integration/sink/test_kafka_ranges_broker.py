@@ -65,8 +65,16 @@ def test_one_consumer_reads_several_ranges_each_with_its_own_records(
     batches = list(read_ranges(kafka_config, ranges, batch_rows=7))
 
     rows = [row for batch in batches for row in batch.to_pylist()]
-    expected = [(r.partition, o) for r in ranges for o in range(r.start, r.end)]
-    assert [(row["partition"], row["offset"]) for row in rows] == expected
+    # the first two ranges (distinct partitions) are read together, interleaved; partition 1's
+    # second range comes after them
+    first_two = [(row["partition"], row["offset"]) for row in rows[: 10 + 295]]
+    assert sorted(first_two) == [
+        (r.partition, o) for r in ranges[1::-1] for o in range(r.start, r.end)
+    ]
+    for partition in (0, 1):
+        offsets = [o for p, o in first_two if p == partition]
+        assert offsets == sorted(offsets)
+    assert [(row["partition"], row["offset"]) for row in rows[305:]] == [(1, 0), (1, 1), (1, 2)]
     assert all(row["value"] == f"p{row['partition']}-{row['offset']}".encode() for row in rows)
     assert all(len(set(batch.column("partition").to_pylist())) == 1 for batch in batches)
 
@@ -88,7 +96,7 @@ def test_a_kept_consumer_continues_contiguous_ranges_with_what_it_fetched_ahead(
     read = [
         [
             (row["offset"], row["value"])
-            for batch in reader.read(OffsetRange(topic, 0, *r))
+            for batch in reader.read([OffsetRange(topic, 0, *r)])
             for row in batch.to_pylist()
         ]
         for r in ranges
@@ -97,7 +105,7 @@ def test_a_kept_consumer_continues_contiguous_ranges_with_what_it_fetched_ahead(
     read.append(
         [
             (row["offset"], row["value"])
-            for batch in reader.read(OffsetRange(topic, 0, 70, 410))
+            for batch in reader.read([OffsetRange(topic, 0, 70, 410)])
             for row in batch.to_pylist()
         ]
     )
@@ -110,6 +118,51 @@ def test_a_kept_consumer_continues_contiguous_ranges_with_what_it_fetched_ahead(
 
     expected = [committed(*r) for r in ranges] + [[*committed(70, 410), (408, b"later")]]
     assert read == expected
+
+
+def test_a_kept_consumer_reads_several_partitions_together_batch_after_batch(
+    kafka_config: dict[str, Any],
+    topic_factory: Callable[..., str],
+    produce: Callable[..., None],
+) -> None:
+    """A live sink task's reads: its partitions read at once, micro-batch after micro-batch,
+    ranges ending at the log's end or short of it (records fetched past them held, a
+    partition paused while it holds `batch_rows` of them), a rewind of one partition, a read
+    left unfinished, and a partition forgotten and read again."""
+    topic = topic_factory("together", partitions=3)
+    produce(topic, [(p, None, f"p{p}-{i}".encode()) for p in (0, 1, 2) for i in range(400)])
+    reader = RangeReader(kafka_config, batch_rows=16)
+
+    def read(*ranges: tuple[int, int, int]) -> dict[int, list[int]]:
+        found: dict[int, list[int]] = {}
+        for batch in reader.read([OffsetRange(topic, *r) for r in ranges]):
+            for row in batch.to_pylist():
+                assert row["value"] == f"p{row['partition']}-{row['offset']}".encode()
+                found.setdefault(row["partition"], []).append(row["offset"])
+        return found
+
+    def numbered(*ranges: tuple[int, int, int]) -> dict[int, list[int]]:
+        return {p: list(range(start, end)) for p, start, end in ranges if end > start}
+
+    batches = [
+        ((0, 0, 10), (1, 0, 300), (2, 0, 5)),  # 0 and 2 end early and hold what comes on
+        ((0, 10, 400), (1, 300, 400), (2, 5, 6)),  # continued; 0 and 1 to the log's end
+        ((0, 400, 400), (1, 400, 400), (2, 6, 200)),  # nothing new but on 2
+        ((0, 100, 150), (2, 200, 210)),  # 0 rewound, 2 continued
+        ((0, 150, 160), (1, 0, 3), (2, 210, 400)),  # 1 rewound to its start
+    ]
+    for ranges in batches:
+        assert read(*ranges) == numbered(*ranges)
+
+    unfinished = reader.read([OffsetRange(topic, 0, 160, 400), OffsetRange(topic, 1, 3, 400)])
+    next(unfinished)
+    unfinished.close()  # a put that moved a partition: the read is left
+    assert read((0, 160, 170), (1, 3, 5)) == numbered((0, 160, 170), (1, 3, 5))
+    reader.forget([(topic, 2)])
+    assert read((2, 0, 4)) == numbered((2, 0, 4))
+    with pytest.raises(ValueError, match="one range per partition"):
+        list(reader.read([OffsetRange(topic, 0, 0, 1), OffsetRange(topic, 0, 1, 2)]))
+    reader.close()
 
 
 def test_open_transactions_stay_out_of_planned_ranges(

@@ -6,6 +6,7 @@ in-memory input, and no DLQ topic is configured here)."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -145,6 +146,7 @@ class MemoryInput:
         self.batch_rows = batch_rows
         self.reads: list[OffsetRange] = []
         self.asked: list[list[TP]] = []
+        self.forgotten: list[TP] = []
         self.closed = False
 
     def add(self, partition: int, values: Mapping[int, bytes | Msg | None]) -> MemoryInput:
@@ -158,17 +160,27 @@ class MemoryInput:
         self.asked.append(list(partitions))
         return {tp: self.committed_offsets[tp] for tp in partitions if tp in self.committed_offsets}
 
-    def read(self, offsets: OffsetRange) -> Iterator[RecordChunk]:
-        self.reads.append(offsets)
-        held = self.records.get((offsets.topic, offsets.partition), {})
-        wanted = [(o, held[o]) for o in sorted(held) if offsets.start <= o < offsets.end]
-        size = self.batch_rows
-        return iter(
-            [
-                RecordChunk.of(kafka_rows(offsets.topic, offsets.partition, wanted[i : i + size]))
-                for i in range(0, len(wanted), size)
-            ]
-        )
+    def read(self, ranges: Sequence[OffsetRange]) -> Iterator[RecordChunk]:
+        """The ranges' records, the partitions' batches taken in turn (as a consumer's polls
+        interleave its partitions)."""
+        self.reads.extend(ranges)
+        parts = []
+        for offsets in ranges:
+            held = self.records.get((offsets.topic, offsets.partition), {})
+            wanted = [(o, held[o]) for o in sorted(held) if offsets.start <= o < offsets.end]
+            size = self.batch_rows
+            parts.append(
+                [
+                    RecordChunk.of(
+                        kafka_rows(offsets.topic, offsets.partition, wanted[i : i + size])
+                    )
+                    for i in range(0, len(wanted), size)
+                ]
+            )
+        return iter([p for turn in itertools.zip_longest(*parts) for p in turn if p is not None])
+
+    def forget(self, partitions: Sequence[TP]) -> None:
+        self.forgotten.extend(partitions)
 
     def close(self) -> None:
         self.closed = True
@@ -389,10 +401,8 @@ def test_a_partition_opens_at_the_committed_offset_else_at_the_range_start() -> 
 
     result = live.run_batch(first)
 
-    assert puts() == [
-        [(0, 2, b"v2"), (0, 3, b"v3"), (0, 4, b"v4")],
-        [(1, 1, b"v1"), (1, 2, b"v2")],
-    ]
+    # the partitions are read together: one put holds both, in the order they were fetched
+    assert puts() == [[(0, 2, b"v2"), (0, 3, b"v3"), (1, 1, b"v1"), (1, 2, b"v2"), (0, 4, b"v4")]]
     assert source.reads == [OffsetRange("t", 0, 2, 5), OffsetRange("t", 1, 1, 3)]
     assert result.committable == [("t", 0, 5), ("t", 1, 3)]
 
@@ -518,10 +528,10 @@ def test_a_partition_taken_away_is_closed_and_a_new_one_opened() -> None:
     assert RecordingTask.calls == [
         ("close", [TP0]),
         ("open", [TP2]),
-        ("put", [(1, 1, b"v1")]),
-        ("put", [(2, 0, b"v0")]),
+        ("put", [(1, 1, b"v1"), (2, 0, b"v0")]),
         ("pre_commit", {TP1: 2, TP2: 1}),
     ]
+    assert source.forgotten == [("t", 0)]  # its consumer stops fetching it
     assert live.context.assignment() == {TP1, TP2}
     assert result.committable == [("t", 1, 2), ("t", 2, 1)]
     live.close()
