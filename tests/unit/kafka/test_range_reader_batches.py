@@ -6,7 +6,12 @@ import datetime as dt
 
 from confluent_kafka import Message
 
-from spark_eos_connect.kafka.range_reader import KAFKA_ROW_SCHEMA, message_columns, records_batch
+from spark_eos_connect.kafka.range_reader import (
+    KAFKA_ROW_SCHEMA,
+    message_columns,
+    partition_runs,
+    records_batch,
+)
 
 
 def message(offset: int, key: bytes | None = None, millis: int = 1000) -> Message:
@@ -55,3 +60,19 @@ def test_message_columns_for_sink_tasks_agree_with_the_arrow_rows() -> None:
     assert columns.values.to_pylist() == [b"v0", b"v3", b"v4"]
     assert columns.timestamps == [1000, 1000, None]
     assert columns.headers == [(), (("h", b"1"), ("n", None)), ()]
+
+
+def test_partition_runs_cut_where_the_partition_or_topic_changes() -> None:
+    def of(topic: str, partition: int, offset: int) -> Message:
+        return Message(topic=topic, partition=partition, offset=offset, value=b"")
+
+    one_topic = [of("t", 0, 0), of("t", 0, 1), of("t", 1, 0), of("t", 0, 2), of("t", 0, 3)]
+    two_topics = [of("a", 0, 0), of("b", 0, 0), of("b", 0, 1), of("b", 1, 0)]
+
+    def runs(messages: list[Message], one: bool) -> list[tuple[tuple[str, int], list[int]]]:
+        return [(tp, [m.offset() for m in run]) for tp, run in partition_runs(messages, one)]
+
+    assert runs(one_topic, True) == [(("t", 0), [0, 1]), (("t", 1), [0]), (("t", 0), [2, 3])]
+    assert runs(one_topic[:2], True) == [(("t", 0), [0, 1])]
+    assert runs(two_topics, False) == [(("a", 0), [0]), (("b", 0), [0, 1]), (("b", 1), [0])]
+    assert runs([], True) == []
