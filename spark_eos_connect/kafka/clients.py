@@ -22,6 +22,7 @@ from confluent_kafka import (
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
 
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.kafka.client_settings import with_client_defaults
 from spark_eos_connect.kafka.errors import (
     KafkaAuthorizationError,
     is_retriable,
@@ -98,7 +99,7 @@ def ensure_reachable(
     errors: list[KafkaError] = []
     logged = _CollectedLog()
     probe: dict[str, Any] = {**config, "error_cb": errors.append, "logger": logged.logger}
-    admin = AdminClient(probe)
+    admin = AdminClient(with_client_defaults(probe))
     deadline = started + wait
     while True:
         try:
@@ -169,7 +170,7 @@ def connected(client: Client, timeout_s: float = CONNECT_WAIT_S) -> Client:
 
 def admin_client(config: Mapping[str, Any]) -> AdminClient:
     """An AdminClient for `config` (librdkafka names)."""
-    return AdminClient(dict(config))
+    return AdminClient(with_client_defaults(config))
 
 
 BROKER_DEFAULT = -1
@@ -301,7 +302,7 @@ def read_to_end(
     )
     consumer = Consumer(
         {
-            **config,
+            **with_client_defaults(config),
             "group.id": "eosconnect-reader-unused",
             "enable.auto.commit": False,
             "enable.partition.eof": False,
@@ -375,7 +376,11 @@ def _high_watermarks(
 ) -> dict[tuple[str, int], int]:
     """High watermarks (past open transactions), as a read_uncommitted consumer sees them."""
     consumer = Consumer(
-        {**config, "group.id": "eosconnect-watermarks", "isolation.level": "read_uncommitted"}
+        {
+            **with_client_defaults(config),
+            "group.id": "eosconnect-watermarks",
+            "isolation.level": "read_uncommitted",
+        }
     )
     try:
         marks: dict[tuple[str, int], int] = {}
@@ -471,7 +476,7 @@ class TopicTail:
         self.config = dict(config)
         self.topic = topic
         self.positions: dict[int, int] = {}
-        self._admin = AdminClient(self.config)
+        self._admin = AdminClient(with_client_defaults(self.config))
         self._consumer: Consumer | None = None
 
     def _ends(self, wait_for_open_transactions: bool, timeout_s: float) -> dict[int, int]:
@@ -505,7 +510,7 @@ class TopicTail:
     def _renew_if_stale(self, error: KafkaError | None) -> None:
         """A new admin client, with fresh metadata, when `error` says the cached is old."""
         if needs_new_metadata(error):
-            self._admin = AdminClient(self.config)
+            self._admin = AdminClient(with_client_defaults(self.config))
 
     def read_new(
         self,
@@ -523,7 +528,7 @@ class TopicTail:
             self._consumer = connected(
                 Consumer(
                     {
-                        **self.config,
+                        **with_client_defaults(self.config),
                         "group.id": "eosconnect-reader-unused",
                         "enable.auto.commit": False,
                         "enable.partition.eof": False,

@@ -15,6 +15,7 @@ from confluent_kafka import KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.kafka.client_settings import with_client_defaults
 from spark_eos_connect.kafka.errors import is_topic_exists
 from spark_eos_connect.kafka.producers import idempotent_producer, produce
 
@@ -30,7 +31,7 @@ def create_dlq_topic(
 ) -> None:
     """Create `topic` (1 partition) if it does not exist. A replication factor above the
     cluster's broker count is capped to it, with a warning naming `replication_option`."""
-    admin = AdminClient(dict(kafka))
+    admin = AdminClient(with_client_defaults(kafka))
     metadata = admin.list_topics(timeout=timeout_s)
     if topic in metadata.topics:
         return

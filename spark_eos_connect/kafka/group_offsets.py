@@ -16,6 +16,7 @@ from typing import Any
 
 from confluent_kafka import Consumer, TopicPartition
 
+from spark_eos_connect.kafka.client_settings import with_client_defaults
 from spark_eos_connect.kafka.retry import call_with_retries
 
 TP = tuple[str, int]
@@ -28,7 +29,12 @@ OutsiderFactory = Callable[[Mapping[str, Any], str], Any]
 def outsider_consumer(kafka: Mapping[str, Any], group: str) -> Consumer:
     """A consumer of `group` that never subscribes: it only commits offsets."""
     return Consumer(
-        {**kafka, "group.id": group, "enable.auto.commit": False, "enable.auto.offset.store": False}
+        {
+            **with_client_defaults(kafka),
+            "group.id": group,
+            "enable.auto.commit": False,
+            "enable.auto.offset.store": False,
+        }
     )
 
 

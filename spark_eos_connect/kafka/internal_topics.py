@@ -21,6 +21,7 @@ from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.kafka.client_settings import with_client_defaults
 from spark_eos_connect.kafka.clients import BROKER_DEFAULT, ensure_topic, partition_count
 from spark_eos_connect.kafka.errors import kafka_error_of
 from spark_eos_connect.kafka.retry import call_with_retries
@@ -102,7 +103,7 @@ def ensure_internal_topic(
     kafka: Mapping[str, Any], topic: InternalTopic, timeout_s: float = 30.0
 ) -> EnsuredTopic:
     """Create `topic` as its options say unless it exists, else check it (warnings only)."""
-    admin = AdminClient(dict(kafka))
+    admin = AdminClient(with_client_defaults(kafka))
     metadata = call_with_retries(
         lambda limit: admin.list_topics(timeout=limit),
         "asking the cluster for its topics",

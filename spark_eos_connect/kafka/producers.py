@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from confluent_kafka import KafkaError, KafkaException, Producer
 
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.kafka.client_settings import with_client_defaults
 from spark_eos_connect.kafka.clients import connected
 from spark_eos_connect.kafka.errors import is_fatal_placeholder, kafka_error_of, missing_acl
 
@@ -132,7 +133,7 @@ def transactional_producer(
 ) -> Producer:
     """A producer that has claimed `transactional_id`, fencing every older one."""
     config = {**PRODUCER_DEFAULTS, **kafka, "transactional.id": transactional_id, "log_level": 3}
-    producer = connected(Producer(config))
+    producer = connected(Producer(with_client_defaults(config)))
     try:
         producer.init_transactions(timeout_s)
     except KafkaException as error:
@@ -187,7 +188,11 @@ def fence_transactional_id(
 def idempotent_producer(kafka: Mapping[str, Any]) -> Producer:
     """A non-transactional producer with idempotence on (at-least-once mode)."""
     return connected(
-        Producer({**PRODUCER_DEFAULTS, **kafka, "enable.idempotence": True, "log_level": 3})
+        Producer(
+            with_client_defaults(
+                {**PRODUCER_DEFAULTS, **kafka, "enable.idempotence": True, "log_level": 3}
+            )
+        )
     )
 
 

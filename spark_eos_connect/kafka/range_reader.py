@@ -22,6 +22,7 @@ from confluent_kafka import Consumer, KafkaError, Message
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.kafka.client_settings import with_client_defaults
 from spark_eos_connect.kafka.clients import NEXT_RECORD_WAIT_S, connected, next_records
 from spark_eos_connect.kafka.errors import is_partition_eof, is_unused_group_error, missing_acl
 
@@ -349,7 +350,7 @@ class RangeReader:
         partition is assigned, one whose last read ended elsewhere, or that is paused, seeks),
         and the held records each range starts with."""
         if self._consumer is None:
-            settings = {**_READ_DEFAULTS, **self.kafka, **_FORCED_CONSUMER}
+            settings = with_client_defaults({**_READ_DEFAULTS, **self.kafka, **_FORCED_CONSUMER})
             self._consumer = connected(Consumer(settings))
         consumer = self._consumer
         new = [r for tp, r in reading.items() if tp not in self._assigned]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from spark_eos_connect.errors import EosConnectError, SetupError
+from spark_eos_connect.kafka.client_settings import with_client_defaults
 from spark_eos_connect.kafka.clients import KafkaTimeoutError
 from spark_eos_connect.kafka.errors import describe_client
 
@@ -198,7 +199,7 @@ def create_scram_user(admin_config: Mapping[str, Any], user: str, password: str)
 
     info = ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096)
     upsert = UserScramCredentialUpsertion(user, info, password.encode())
-    admin = AdminClient(dict(admin_config))  # kept alive until the futures resolve
+    admin = AdminClient(with_client_defaults(admin_config))  # kept alive until the futures resolve
     for future in admin.alter_user_scram_credentials([upsert]).values():
         future.result()
 
@@ -210,7 +211,7 @@ def create_acls(admin_config: Mapping[str, Any], bindings: Iterable[Any]) -> Non
     bindings = list(bindings)
     if not bindings:
         return
-    admin = AdminClient(dict(admin_config))
+    admin = AdminClient(with_client_defaults(admin_config))
     for future in admin.create_acls(bindings, request_timeout=30).values():
         future.result()
 
@@ -222,7 +223,7 @@ def delete_acls(admin_config: Mapping[str, Any], filters: Iterable[Any]) -> None
     filters = list(filters)
     if not filters:
         return
-    admin = AdminClient(dict(admin_config))
+    admin = AdminClient(with_client_defaults(admin_config))
     for future in admin.delete_acls(filters, request_timeout=30).values():
         future.result()
 
@@ -256,7 +257,7 @@ def verify_credentials(config: Mapping[str, Any], timeout_s: float = 30.0) -> No
             refused.append(error)
 
     client: dict[str, Any] = {**config, "error_cb": on_error, "log_level": 0}
-    admin = AdminClient(client)
+    admin = AdminClient(with_client_defaults(client))
     deadline = time.monotonic() + timeout_s
     while True:
         try:

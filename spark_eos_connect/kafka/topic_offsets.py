@@ -22,6 +22,7 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.kafka.client_settings import with_client_defaults
 from spark_eos_connect.kafka.clients import OFFSETS_REQUEST_TIMEOUT_S, listed_offsets
 from spark_eos_connect.kafka.errors import (
     is_no_group,
@@ -62,13 +63,13 @@ class TopicOffsets:
         default)."""
         self.timeout_s = timeout_s
         self.kafka = dict(kafka)
-        self.admin = admin if admin is not None else AdminClient(self.kafka)
+        self.admin = admin if admin is not None else AdminClient(with_client_defaults(self.kafka))
         self._outsider = outsider
 
     def _renew_if_stale(self, error: KafkaError | None) -> None:
         """A new admin client, with fresh metadata, when `error` says the cached is old."""
         if needs_new_metadata(error):
-            self.admin = AdminClient(self.kafka)
+            self.admin = AdminClient(with_client_defaults(self.kafka))
 
     def topic_partitions(
         self, subscribed: Callable[[str], bool], named: Sequence[str] | None = None
