@@ -228,7 +228,11 @@ def partition_runs(messages: list[Message], one_topic: bool) -> Iterator[tuple[T
     number tells them apart. The cuts are found by numpy, not a Python step per record."""
     if not messages:
         return
-    partitions = np.fromiter(map(Message.partition, messages), np.int64, len(messages))
+    numbers = cast(list[int], list(map(Message.partition, messages)))
+    if one_topic and numbers.count(numbers[0]) == len(numbers):
+        yield (cast(str, messages[0].topic()), numbers[0]), messages
+        return
+    partitions = np.array(numbers, np.int64)
     changed = partitions[1:] != partitions[:-1]
     if not one_topic:
         topics = np.array(list(map(Message.topic, messages)), dtype=object)
