@@ -103,6 +103,17 @@ def claim_spare(
         time.sleep(0.02)
 
 
+def ready_spares(folder: Path) -> int:
+    """How many spares of live executors are up and unclaimed in `folder` (starting ones not
+    counted)."""
+    ready = 0
+    for spare in folder.glob("spare-*-*.sock"):
+        pid = spare.name.split("-", 2)[1]
+        if pid.isdigit() and pid_alive(int(pid)) and not is_starting(spare):
+            ready += 1
+    return ready
+
+
 def sweep_gone_executors(folder: Path) -> None:
     """Remove the spare files of executors that are gone (killed spares leave their sockets)."""
     for stale in [*folder.glob("spare-*-*.*"), *folder.glob("busy-*-*")]:

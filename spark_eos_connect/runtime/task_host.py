@@ -127,11 +127,16 @@ def host_socket_path(kafka: Mapping[str, Any], task_identity: str) -> Path:
     (a source task's transactional id, a sink task's group and number) and user."""
     identity = "\0".join([str(kafka.get("bootstrap.servers")), task_identity, str(os.getuid())])
     digest = hashlib.sha1(identity.encode()).hexdigest()[:20]
+    return hosts_folder() / f"{digest}.sock"
+
+
+def hosts_folder() -> Path:
+    """Where this machine's task hosts (and spares) listen, made if need be."""
     folder = spool_dir() / "hosts"
     if len(str(folder)) > MAX_SOCKET_DIR_LENGTH:  # a Unix socket path has at most 107 bytes
         folder = Path(tempfile.gettempdir()) / f"eosconnect-hosts-{os.getuid()}"
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return folder / f"{digest}.sock"
+    return folder
 
 
 def _connect(path: Path) -> socket.socket | None:

@@ -6,7 +6,8 @@
   file has every line, like Kafka Connect's FileStreamSinkConnector (`connect_peer`); each
   mode on either side after an untimed warm-up run of the same connector over the topic's
   first `SINK_WARMUP_RECORDS` records (a cold JVM's first query spent 7-9 more CPU-seconds,
-  compiling and loading classes, than the next one).
+  compiling and loading classes, than the next one), and on this side once the executor has
+  started the spare task hosts the warm-up claimed again (`await_spare_hosts`).
 - **Kafka -> noop**: the eosconnect reader and Spark's built-in Kafka source into Spark's
   `noop` sink, `Trigger.AvailableNow`; a warm-up round each on a small topic, then rounds
   alternating between them, the median kept (`kafka_delta.alternating_rounds`).
@@ -80,6 +81,25 @@ def warm_up_sink(
         finally:
             stop_between_batches(query)
     shutil.rmtree(checkpoint, ignore_errors=True)
+    await_spare_hosts()
+
+
+SPARES_WAIT_S = 10.0
+"""How long the bench waits for the executor's spare task hosts after a warm-up run."""
+
+
+def await_spare_hosts() -> None:
+    """Wait (up to `SPARES_WAIT_S`) until the executor has its spare task hosts up again: the
+    warm-up run's tasks claimed them, and the executor starts new ones once its hosts are idle
+    (`runtime.host_spares`), each a new interpreter taking a core for most of a second. An
+    executor that runs for a while has them ready; the timed run starts as on one, rather than
+    beside those starts."""
+    from spark_eos_connect.runtime.host_spares import ready_spares, spare_count
+    from spark_eos_connect.runtime.task_host import hosts_folder
+
+    deadline = time.monotonic() + SPARES_WAIT_S
+    while ready_spares(hosts_folder()) < spare_count() and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 def run_sink(

@@ -169,3 +169,19 @@ def test_the_executor_is_busy_while_a_host_serves_and_a_killed_hosts_mark_is_dro
     mark = tmp_path / f"busy-{WATCH}-{killed.pid}"
     mark.touch()
     assert not executor_busy(tmp_path, WATCH) and not mark.exists()
+
+
+def test_ready_spares_counts_live_executors_spares_that_finished_starting(tmp_path: Path) -> None:
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], check=True, capture_output=True
+    )
+    dead = int(gone.stdout)
+    up, starting = spare_paths(tmp_path, WATCH)
+    up.touch()
+    starting.touch()
+    starting_marker(starting).touch()
+    (tmp_path / f"spare-{dead}-0.sock").touch()  # its executor is gone
+
+    assert host_spares.ready_spares(tmp_path) == 1
+    starting_marker(starting).unlink()
+    assert host_spares.ready_spares(tmp_path) == 2
