@@ -184,7 +184,11 @@ class RecordChunk:
         """The distinct `(topic, partition)` of the rows."""
         if self.single is not None:
             return frozenset((self.single,))
-        return frozenset(zip(self.topics, self.partitions, strict=True))
+        topics, partitions = self.topics, self.partitions
+        one_topic = bool(topics) and topics.count(topics[0]) == len(topics)
+        if one_topic and partitions.count(partitions[0]) == len(partitions):
+            return frozenset(((topics[0], partitions[0]),))  # no tuple per row (a part of a
+        return frozenset(zip(topics, partitions, strict=True))  # chunk joining two partitions)
 
     def topic_runs(self) -> Iterator[tuple[str, int, int]]:
         """`(topic, start, stop)` for each run of rows of one topic."""

@@ -744,3 +744,25 @@ def test_chunks_span_batches_and_keep_topic_runs_and_next_offsets() -> None:
     assert only.next_offsets() == {("t", 0): 2, ("t", 1): 2, ("u", 0): 10}
     assert only.raw(2).value == b"c" and only.raw(2).key is None
     assert [len(c) for c in chunks([RecordChunk.of(mixed)] * 3, 4)] == [4, 4, 1]
+
+
+def test_a_part_of_a_chunk_joining_two_partitions_knows_its_own_partitions() -> None:
+    def rows(partition: int, offsets: range) -> RecordChunk:
+        return RecordChunk.of(
+            pa.RecordBatch.from_pydict(
+                {
+                    "topic": ["t"] * len(offsets),
+                    "partition": [partition] * len(offsets),
+                    "offset": list(offsets),
+                    "value": [b"v"] * len(offsets),
+                }
+            )
+        )
+
+    joined = rows(0, range(10, 13)).joined(rows(1, range(5, 7)))
+    first, seam, last = joined.part(0, 2), joined.part(2, 4), joined.part(4, 5)
+
+    assert first.partitions_seen == {("t", 0)} and first.next_offsets() == {("t", 0): 12}
+    assert seam.partitions_seen == {("t", 0), ("t", 1)}
+    assert seam.next_offsets() == {("t", 0): 13, ("t", 1): 6}
+    assert last.next_offsets() == {("t", 1): 7}
