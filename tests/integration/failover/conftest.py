@@ -9,7 +9,6 @@ once."""
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -19,18 +18,13 @@ from typing import Any
 import pytest
 
 from spark_eos_connect.jvm.cluster import LocalKafkaCluster
+from spark_eos_connect.testing.campaigns import full_run as full_run  # the tests' switch
 
 log = logging.getLogger(__name__)
 
-FAILOVER_ENV = "EOSCONNECT_FAILOVER"
 RECOVERY_TIMEOUT_S = 90.0
 """How long a query may take to make progress again after a kill before the test fails; the
 stalls measured are printed and kept far below it (the note of issue 25 has the figures)."""
-
-
-def full_run() -> bool:
-    """Whether this is `make test-failover`'s long form."""
-    return os.environ.get(FAILOVER_ENV, "") == "full"
 
 
 Role = str

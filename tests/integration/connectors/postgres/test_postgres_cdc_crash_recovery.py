@@ -1,9 +1,16 @@
 """I2 for PostgresCdcSource: the job is SIGKILLed (driver, JVM and workers) in the snapshot and
-while streaming, with transactions committing between the runs and Spark's checkpoint lost each
-time, then a run loses its task host alone (SIGKILL after a Kafka commit, before the slot moved:
-Spark retries the task on a new host); every restart continues from the offsets committed to
-Kafka (the slot was never advanced past them), and read_committed finally sees every change
-exactly once, in commit order."""
+while streaming, before and after a micro-batch's Kafka commit, with transactions committing
+between the runs and Spark's checkpoint lost each time, and a run loses its task host alone
+(SIGKILL after a Kafka commit, before the slot moved: Spark retries the task on a new host);
+every restart continues from the offsets committed to Kafka (the slot was never advanced past
+them), and read_committed finally sees every change exactly once, in commit order.
+
+`make test` runs the short form: two kills, one in the snapshot after a commit and one while
+streaming before a commit, with the host loss between them, so each kind of crash point (snapshot
+and streaming, before and after the commit) is hit on every run. `make test-failover`
+(`EOSCONNECT_FAILOVER=full`) runs the long form: all four combinations, then the host loss. Each
+kill's phase is checked from what Kafka holds after it, so a workload change that moves a kill
+into the other phase fails the test instead of quietly covering less."""
 
 from __future__ import annotations
 
@@ -14,9 +21,10 @@ from typing import Any
 
 import pytest
 
+from spark_eos_connect.testing.campaigns import full_run
 from spark_eos_connect.testing.postgres import PostgresDatabase
 
-from .cdc_checks import SCHEMA, assert_topic_matches_table, events, ops, run_transactions
+from .cdc_checks import SCHEMA, Event, assert_topic_matches_table, events, ops, run_transactions
 from .test_postgres_cdc_source import (
     cdc_options,
     create_topics,
@@ -27,7 +35,34 @@ from .test_postgres_cdc_source import (
 
 pytestmark = pytest.mark.integration
 
-CRASHES = ("before_commit@1", "after_commit@2", "after_commit@1", "before_commit@2")
+HOST_LOSS = "lose_host_after_commit@1"
+"""The task host alone is SIGKILLed once its micro-batch's transaction committed (the job goes
+on: Spark's retry starts a new host from the committed offsets)."""
+FULL_PLAN = (
+    ("before_commit@1", "snapshot"),
+    ("after_commit@2", "snapshot"),
+    ("after_commit@1", "streaming"),
+    ("before_commit@2", "streaming"),
+    (HOST_LOSS, None),
+)
+SHORT_PLAN = (
+    ("after_commit@2", "snapshot"),  # 450 of the 540 snapshot rows committed
+    (HOST_LOSS, None),  # ends the snapshot: the next run only streams
+    ("before_commit@1", "streaming"),
+)
+"""The runs before the last, in order: a fault each and the phase its kill must land in."""
+
+
+def crash_phase(fault: str, run_events: list[Event], all_events: list[Event]) -> str:
+    """Where a kill at `fault` landed, from the events in Kafka after it: `run_events` the
+    ones the killed run committed, `all_events` every one so far. Before a commit, the killed
+    micro-batch was in the snapshot while the snapshot's last record was not committed yet;
+    after a commit, the committed micro-batch streamed if the run committed any change."""
+    if fault.startswith("before_commit"):
+        done = any(e.value and e.value["source"]["snapshot"] == "last" for e in all_events)
+        return "streaming" if done else "snapshot"
+    streamed = any(e.value is None or e.value["op"] != "r" for e in run_events)
+    return "streaming" if streamed else "snapshot"
 
 
 def job_args(options: dict[str, str], bootstrap: str, checkpoint: Path) -> list[str]:
@@ -70,28 +105,29 @@ def test_killed_cdc_job_restarts_from_the_committed_lsn(
     options = {**cdc_options(postgres_db, prefix, name), "max.batch.size": "60"}
     checkpoint = tmp_path / "checkpoint"
     args = job_args(options, bootstrap_servers, checkpoint)
-    seen = 0
+    seen: dict[str, int] = {accounts: 0, entries: 0}
     next_transaction = 301
-    for fault in CRASHES:
-        marker = tmp_path / f"fired-{fault}"
-        crashed = run_job("source_to_kafka.py", *args, fault=fault, marker=marker)
-        assert crashed.returncode == -9, crashed.stderr[-3000:]
+    plan = FULL_PLAN if full_run() else SHORT_PLAN
+    for step, (fault, phase) in enumerate(plan):
+        shutil.rmtree(checkpoint, ignore_errors=True)  # Spark's checkpoint lost as well
+        marker = tmp_path / f"fired-{step}"
+        ended = run_job("source_to_kafka.py", *args, fault=fault, marker=marker)
+        assert ended.returncode == (0 if fault == HOST_LOSS else -9), ended.stderr[-3000:]
         assert marker.read_text().strip() == fault
-        now = len(read_committed(accounts, entries, settled=False))
-        assert now >= seen
-        seen = now
-        shutil.rmtree(checkpoint, ignore_errors=True)
-        # changes to rows the snapshot has read and to rows it has not yet
-        run_transactions(postgres_db, range(next_transaction, next_transaction + 120))
-        next_transaction += 120
-    # the task host alone is SIGKILLed once its micro-batch's transaction committed (the job
-    # goes on: Spark's retry starts a new host from the committed offsets)
-    point = "lose_host_after_commit@1"
-    marker = tmp_path / "fired-host"
-    lost = run_job("source_to_kafka.py", *args, fault=point, marker=marker)
-    assert lost.returncode == 0, lost.stderr[-3000:]
-    assert marker.read_text().strip() == point
-    run_transactions(postgres_db, range(next_transaction, next_transaction + 60))
+        # a kill before the commit leaves its transaction open until the next run fences it
+        committed = read_committed(accounts, entries, settled=fault.startswith("after"))
+        now = {topic: events(committed, topic) for topic in seen}
+        assert all(len(now[topic]) >= seen[topic] for topic in seen)
+        if phase is not None:
+            run_events = [e for topic in seen for e in now[topic][seen[topic] :]]
+            every = [e for topic in seen for e in now[topic]]
+            assert crash_phase(fault, run_events, every) == phase, (fault, ops(run_events))
+        seen = {topic: len(now[topic]) for topic in seen}
+        # changes to rows the snapshot has read and to rows it has not yet; fewer before the
+        # last run, which keeps the checkpoint of the run before it
+        count = 60 if step == len(plan) - 1 else 120
+        run_transactions(postgres_db, range(next_transaction, next_transaction + count))
+        next_transaction += count
     end = current_lsn(postgres_db)
 
     finished = run_job("source_to_kafka.py", *args)
