@@ -13,7 +13,10 @@ import pytest
 
 from .wheel import REPO, build, dist_recipe, fresh_venv, only_wheel
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("wheel")]
+"""One worker runs this module: each worker builds `dist` once, and two builds at once in the
+same source tree remove each other's sdist release tree (`spark_eos_connect-<version>/`), as a
+CI run showed."""
 
 JOBS = ("source_to_kafka", "kafka_to_delta", "kafka_to_sink", "end_to_end")
 
