@@ -9,13 +9,14 @@ snapshot query as from pgoutput. The slot is read without consuming it
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from spark_eos_connect.connectors.postgres.filters import CaptureFilter
 from spark_eos_connect.connectors.postgres.pgoutput import parse_lsn
 from spark_eos_connect.connectors.postgres.schemas import ColumnInfo, TableInfo
+from spark_eos_connect.connectors.postgres.types import PgType, load_types
 from spark_eos_connect.errors import ConfigError, EosConnectError
 
 __all__ = [
@@ -25,16 +26,23 @@ __all__ = [
     "check_server",
     "connect",
     "create_slot_with_snapshot",
+    "describe_relation",
     "drop_slot",
     "ensure_publication",
     "flushed_lsn",
     "list_tables",
+    "open_snapshot",
     "peek_changes",
+    "publication_tables",
     "read_table",
+    "read_values_as_text",
     "slot_state",
 ]
 
-SESSION_OPTIONS: Final = "-c TimeZone=UTC -c DateStyle=ISO -c bytea_output=hex"
+SESSION_OPTIONS: Final = (
+    "-c TimeZone=UTC -c DateStyle=ISO -c bytea_output=hex -c IntervalStyle=iso_8601 "
+    "-c lc_monetary=C -c extra_float_digits=1"
+)
 TEXT_CATEGORY: Final = "S"
 
 
@@ -101,60 +109,147 @@ def check_server(connection: Any) -> None:
 
 
 _TABLES_SQL: Final = """
-SELECT n.nspname, c.relname, c.oid,
-       (SELECT array_agg(a.attname::text ORDER BY k.ord)
-          FROM pg_index i
-          CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
-          JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-         WHERE i.indrelid = c.oid AND i.indisprimary) AS key
+SELECT n.nspname::text, c.relname::text, c.oid::int, c.relkind::text, c.relispartition
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
- WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
+ WHERE c.relkind IN ('r', 'p')
    AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_%'
  ORDER BY n.nspname, c.relname
 """
 
+_TABLE_SQL: Final = """
+SELECT c.oid::int FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname = %s AND c.relname = %s
+"""
+
+_KEY_SQL: Final = """
+SELECT array_agg(a.attname::text ORDER BY k.ord)
+  FROM pg_index i
+  CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
+  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+ WHERE i.indrelid = %s AND i.indisprimary
+"""
+
 _COLUMNS_SQL: Final = """
-SELECT a.attname, a.atttypid::int, a.atttypmod, NOT a.attnotnull
+SELECT a.attname::text, a.atttypid::int, a.atttypmod, NOT a.attnotnull
   FROM pg_attribute a
- WHERE a.attrelid = %s AND a.attnum > 0 AND NOT a.attisdropped
+ WHERE a.attrelid = %s AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
  ORDER BY a.attnum
+"""
+"""A table's columns as pgoutput sends them: stored generated columns are left out."""
+
+_PARTITIONS_SQL: Final = """
+SELECT n.nspname::text, c.relname::text
+  FROM pg_partition_tree(%s) t JOIN pg_class c ON c.oid = t.relid
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE t.isleaf
 """
 
 
-def _included(qualified: str, patterns: Sequence[str]) -> bool:
-    return not patterns or any(re.fullmatch(p, qualified) for p in patterns)
+def _key_of(
+    capture: CaptureFilter, schema: str, name: str, primary: Sequence[str], names: Sequence[str]
+) -> tuple[str, ...]:
+    """The columns keying a table's events: `message.key.columns`' for it, else its primary
+    key, else none (a null key)."""
+    override = capture.key_override(schema, name)
+    if override is not None:
+        missing = [column for column in override if column not in names]
+        if missing:
+            raise ConfigError(
+                f"message.key.columns names {', '.join(missing)} for {schema}.{name}, which "
+                f"has no such column (its columns: {', '.join(names)})"
+            )
+        return tuple(override)
+    return tuple(primary) if all(column in names for column in primary) else ()
 
 
-def list_tables(connection: Any, include: Sequence[str]) -> list[TableInfo]:
-    """The captured tables (`schema.table` fully matching one of the `include` regular
-    expressions, every user table when empty), in name order. Raises `CdcSetupError` naming
-    the tables without a primary key, and `ConfigError` when nothing matches."""
-    found: list[TableInfo] = []
-    keyless: list[str] = []
-    for schema, name, oid, key in connection.execute(_TABLES_SQL).fetchall():
-        if not _included(f"{schema}.{name}", include):
-            continue
-        if not key:
-            keyless.append(f"{schema}.{name}")
-            continue
-        columns = tuple(
-            ColumnInfo(column, type_oid, type_modifier, optional)
-            for column, type_oid, type_modifier, optional in connection.execute(
-                _COLUMNS_SQL, (oid,)
-            ).fetchall()
+def _table_info(
+    connection: Any,
+    capture: CaptureFilter,
+    schema: str,
+    name: str,
+    oid: int | None,
+    shape: Sequence[tuple[str, int, int]] | None = None,
+) -> TableInfo:
+    """A table as the catalog describes it now; with `shape` (pgoutput's columns: name, type,
+    modifier), those columns, their nullability and key taken from the catalog where the
+    column still exists there (a column dropped since is optional)."""
+    current: list[tuple[str, int, int, bool]] = []
+    primary: list[str] = []
+    if oid is not None:
+        current = connection.execute(_COLUMNS_SQL, (oid,)).fetchall()
+        (key,) = connection.execute(_KEY_SQL, (oid,)).fetchone()
+        primary = list(key or ())
+    if shape is None:
+        listed = [(column, type_oid, modifier) for column, type_oid, modifier, _ in current]
+    else:
+        listed = list(shape)
+    optional = {column: nullable for column, _, _, nullable in current}
+    types = load_types(connection, {type_oid for _, type_oid, _ in listed})
+    columns = tuple(
+        ColumnInfo(
+            column,
+            type_oid,
+            modifier,
+            optional.get(column, True),
+            _catalog_type(types.get(type_oid)),
         )
-        found.append(TableInfo(schema, name, columns, tuple(key)))
-    if keyless:
-        raise CdcSetupError(
-            f"tables without a primary key cannot be captured (their events need a key): "
-            f"{', '.join(keyless)}; add a primary key or leave them out of table.include.list"
+        for column, type_oid, modifier in listed
+    )
+    names = [column.name for column in columns]
+    return TableInfo(schema, name, columns, _key_of(capture, schema, name, primary, names))
+
+
+def _catalog_type(found: PgType | None) -> PgType | None:
+    """The catalog's description where a column needs one (not a builtin base type)."""
+    if found is None or (found.kind == "b" and found.category != "A" and found.oid < 10000):
+        return None
+    return found
+
+
+def list_tables(connection: Any, capture: CaptureFilter, via_root: bool) -> list[TableInfo]:
+    """The captured tables, in name order: with `via_root` a partitioned table stands for its
+    partitions; without, each partition is a table and a partitioned one holds no rows.
+    Raises `ConfigError` when nothing matches, or when a partitioned table matches without
+    `via_root` but none of its partitions do (its rows would reach no topic)."""
+    found: list[TableInfo] = []
+    orphaned: list[str] = []
+    rows = connection.execute(_TABLES_SQL).fetchall()
+    for schema, name, oid, kind, is_partition in rows:
+        if not capture.captures_table(schema, name):
+            continue
+        if via_root and is_partition:
+            continue
+        if not via_root and kind == "p":
+            leaves = connection.execute(_PARTITIONS_SQL, (oid,)).fetchall()
+            if leaves and not any(capture.captures_table(s, n) for s, n in leaves):
+                orphaned.append(f"{schema}.{name}")
+            continue
+        found.append(_table_info(connection, capture, schema, name, oid))
+    if orphaned:
+        raise ConfigError(
+            f"partitioned tables {', '.join(orphaned)} are captured but none of their "
+            "partitions are: set publish.via.partition.root=true to capture each as one "
+            "table, or include its partitions in the table filters"
         )
     if not found:
         raise ConfigError(
-            "table.include.list matches no table"
-            + (f" ({', '.join(include)})" if include else " (the database has none)")
+            "the table filters match no table"
+            + (" (table.include.list, table.exclude.list, schema.*)" if capture.narrowed else "")
         )
     return found
+
+
+def describe_relation(
+    connection: Any,
+    capture: CaptureFilter,
+    schema: str,
+    name: str,
+    shape: Sequence[tuple[str, int, int]],
+) -> TableInfo:
+    """A table pgoutput describes (a Relation message) with the catalog's key and
+    nullability; the table may have changed or gone since the change was made."""
+    row = connection.execute(_TABLE_SQL, (schema, name)).fetchone()
+    return _table_info(connection, capture, schema, name, None if row is None else row[0], shape)
 
 
 def _ident(*parts: str) -> Any:
@@ -163,15 +258,74 @@ def _ident(*parts: str) -> Any:
     return sql.Identifier(*parts)
 
 
-def ensure_publication(connection: Any, name: str, tables: Sequence[TableInfo]) -> None:
-    """Create publication `name` for `tables` unless it exists (an existing one is kept)."""
+def ensure_publication(
+    connection: Any, name: str, mode: str, tables: Sequence[TableInfo], via_root: bool
+) -> None:
+    """Create or check publication `name` as Debezium's `publication.autocreate.mode` says:
+    `all_tables` creates it `FOR ALL TABLES`, `filtered` for `tables` (and sets an existing
+    one's tables to them), `no_tables` with none, `disabled` requires it. An existing
+    publication must publish via partition roots exactly when `via_root` asks for it."""
     from psycopg import sql
 
-    exists = connection.execute("SELECT 1 FROM pg_publication WHERE pubname = %s", (name,))
-    if exists.fetchone():
-        return
+    found = connection.execute(
+        "SELECT puballtables, pubviaroot FROM pg_publication WHERE pubname = %s", (name,)
+    ).fetchone()
     listed = sql.SQL(", ").join(_ident(t.schema, t.name) for t in tables)
-    connection.execute(sql.SQL("CREATE PUBLICATION {} FOR TABLE {}").format(_ident(name), listed))
+    if found is None:
+        if mode == "disabled":
+            raise CdcSetupError(
+                f"publication {name!r} does not exist and publication.autocreate.mode=disabled; "
+                f"create it (CREATE PUBLICATION {name} FOR ...) or choose another mode"
+            )
+        target = {
+            "all_tables": sql.SQL(" FOR ALL TABLES"),
+            "filtered": sql.SQL(" FOR TABLE {}").format(listed),
+            "no_tables": sql.SQL(""),
+        }[mode]
+        options = sql.SQL(" WITH (publish_via_partition_root = true)" if via_root else "")
+        statement = sql.SQL("CREATE PUBLICATION {}").format(_ident(name)) + target + options
+        _run_publication_statement(connection, statement, name, mode)
+        return
+    all_tables, publishes_via_root = found
+    if bool(publishes_via_root) != via_root:
+        raise CdcSetupError(
+            f"publication {name!r} has publish_via_partition_root={str(publishes_via_root).lower()}"
+            f" but publish.via.partition.root={str(via_root).lower()}: partitions' changes would "
+            f"reach the wrong topics; ALTER PUBLICATION {name} SET (publish_via_partition_root = "
+            f"{str(via_root).lower()}) or change the option"
+        )
+    if mode == "filtered":
+        if all_tables:
+            raise CdcSetupError(
+                f"publication {name!r} is FOR ALL TABLES and cannot be narrowed to the "
+                "captured tables (publication.autocreate.mode=filtered); drop it or use "
+                "publication.autocreate.mode=all_tables"
+            )
+        statement = sql.SQL("ALTER PUBLICATION {} SET TABLE {}").format(_ident(name), listed)
+        _run_publication_statement(connection, statement, name, mode)
+
+
+def _run_publication_statement(connection: Any, statement: Any, name: str, mode: str) -> None:
+    import psycopg
+
+    try:
+        connection.execute(statement)
+    except psycopg.errors.InsufficientPrivilege as error:
+        raise CdcSetupError(
+            f"cannot create or alter publication {name!r} "
+            f"(publication.autocreate.mode={mode}): {str(error).strip()}; FOR ALL TABLES "
+            "needs a superuser: create the publication yourself or use "
+            "publication.autocreate.mode=filtered"
+        ) from error
+
+
+def publication_tables(connection: Any, name: str) -> set[str]:
+    """`schema.table` of every table publication `name` publishes now."""
+    rows = connection.execute(
+        "SELECT schemaname::text, tablename::text FROM pg_publication_tables WHERE pubname = %s",
+        (name,),
+    ).fetchall()
+    return {f"{schema}.{table}" for schema, table in rows}
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +410,7 @@ def create_slot_with_snapshot(settings: ConnectionSettings, slot: str) -> tuple[
         reader.autocommit = False
         reader.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         reader.execute(f"SET TRANSACTION SNAPSHOT '{snapshot_name}'")
+        read_values_as_text(reader)
         return consistent_point, reader
     finally:
         replication.close()
@@ -269,7 +424,17 @@ def open_snapshot(settings: ConnectionSettings) -> tuple[str, int, Any]:
     reader.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
     (visibility,) = reader.execute("SELECT pg_current_snapshot()::text").fetchone()
     (lsn,) = reader.execute("SELECT pg_current_wal_lsn()::text").fetchone()
+    read_values_as_text(reader)
     return visibility, parse_lsn(lsn), reader
+
+
+def read_values_as_text(connection: Any) -> None:
+    """Make `connection` hand every column value over as its type's output text, which is
+    what pgoutput sends (a `::text` cast differs: it trims `char(n)`, adds `inet`'s mask)."""
+    from psycopg.types.string import TextLoader
+
+    for (oid,) in connection.execute("SELECT oid::int FROM pg_type").fetchall():
+        connection.adapters.register_loader(oid, TextLoader)
 
 
 def read_table(
@@ -279,30 +444,37 @@ def read_table(
     categories: dict[str, str],
     fetch_size: int,
 ) -> Iterator[tuple[str | None, ...]]:
-    """The rows of `table` as text values, in primary key order (text keys compared byte-wise,
-    `COLLATE "C"`), only those after key `after` when given; a server-side cursor."""
+    """The rows of `table` as output text (`read_values_as_text` must have been called on
+    `connection`), in primary key order (text keys compared byte-wise, `COLLATE "C"`), only
+    those after key `after` when given; a server-side cursor. A table without a key is read
+    in no particular order and cannot start after a key."""
     from psycopg import sql
 
-    def key_expr(name: str) -> Any:  # qualified: the text output columns have the same names
+    def key_expr(name: str) -> Any:  # qualified: the output columns have the same names
         if categories.get(name) == TEXT_CATEGORY:
             return sql.SQL('{} COLLATE "C"').format(_ident("t", name))
         return _ident("t", name)
 
-    columns = sql.SQL(", ").join(
-        sql.SQL("{}::text").format(_ident("t", c.name)) for c in table.columns
-    )
-    order = sql.SQL(", ").join(key_expr(name) for name in table.key)
+    columns = sql.SQL(", ").join(_ident("t", c.name) for c in table.columns)
     query = sql.SQL("SELECT {} FROM {} AS t").format(columns, _ident(table.schema, table.name))
     params: list[Any] = []
-    if after is not None:
-        types = {c.name: c for c in table.columns}
-        bound = sql.SQL(", ").join(
-            sql.SQL("CAST(%s AS {})").format(sql.SQL(_type_name(connection, types[name])))
-            for name in table.key
+    if table.key:
+        order = sql.SQL(", ").join(key_expr(name) for name in table.key)
+        if after is not None:
+            types = {c.name: c for c in table.columns}
+            bound = sql.SQL(", ").join(
+                sql.SQL("CAST(%s AS {})").format(sql.SQL(_type_name(connection, types[name])))
+                for name in table.key
+            )
+            query += sql.SQL(" WHERE ({}) > ({})").format(order, bound)
+            params = list(after)
+        query += sql.SQL(" ORDER BY {}").format(order)
+    elif after is not None:
+        raise CdcSetupError(
+            f"the snapshot of {table.qualified}, a table without a primary key, was cut by a "
+            "crash and cannot resume where it stopped (no key orders its rows): give it a "
+            "key with message.key.columns or a primary key, or reset the connector's offsets"
         )
-        query += sql.SQL(" WHERE ({}) > ({})").format(order, bound)
-        params = list(after)
-    query += sql.SQL(" ORDER BY {}").format(order)
     with connection.cursor(name=f"snapshot_{table.name[:40]}") as cursor:
         cursor.itersize = fetch_size
         cursor.execute(query, params or None)
@@ -322,7 +494,7 @@ def key_categories(connection: Any, table: TableInfo) -> dict[str, str]:
     rows = connection.execute(
         "SELECT oid::int, typcategory FROM pg_type WHERE oid = ANY(%s)", (list(oids.values()),)
     ).fetchall()
-    by_oid = dict(rows)
+    by_oid = {int(oid): category for oid, category in rows}  # text when read as text
     return {name: by_oid.get(oid, "") for name, oid in oids.items()}
 
 

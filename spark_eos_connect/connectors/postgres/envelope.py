@@ -155,22 +155,34 @@ class ChangeEvent:
     """One change ready to be a record: topic, key, value and their schemas."""
 
     topic: str
-    key: Struct
-    key_schema: Schema
+    key: Struct | None
+    key_schema: Schema | None
     value: Struct | None
     value_schema: Schema | None
     timestamp_ms: int
 
 
-class TableSchemas:
-    """The key, row and envelope schemas of one table under a topic prefix."""
+def unavailable(schema: Schema) -> Any:
+    """What Debezium puts for a TOASTed value an update did not send: its placeholder text,
+    as bytes in a bytes column, in a one-element list in an array of those; a required
+    column of another type takes its zero, an optional one null."""
+    if schema.type is Type.STRING:
+        return UNAVAILABLE
+    if schema.type is Type.BYTES and schema.name != Decimal.LOGICAL_NAME:
+        return UNAVAILABLE.encode()
+    if schema.type is Type.ARRAY and schema.value_schema is not None:
+        element = unavailable(schema.value_schema)
+        return None if element is None else [element]
+    return placeholder(schema)
 
-    def __init__(self, prefix: str, table: TableInfo) -> None:
-        if not table.key:
-            raise DataError(
-                f"table {table.qualified} has no primary key: its events would have no key; "
-                "add a primary key or leave the table out of table.include.list"
-            )
+
+class TableSchemas:
+    """The key, row and envelope schemas of one table under a topic prefix. A table without
+    key columns has null keys; `excluded` columns are left out of its rows."""
+
+    def __init__(
+        self, prefix: str, table: TableInfo, excluded: frozenset[str] = frozenset()
+    ) -> None:
         self.table = table
         self.topic = topic_name(prefix, table)
         columns = {column.name: column for column in table.columns}
@@ -183,25 +195,30 @@ class TableSchemas:
             if name in table.key
         ]
         self._key_columns.sort(key=lambda pair: table.key.index(pair[0].name))
-        key = SchemaBuilder.struct().name(f"{self.topic}.Key")
-        for column, _ in self._key_columns:
-            key = key.field(column.name, column_schema(column))
-        self.key_schema = key.build()
+        self.key_schema: Schema | None = None
+        if self._key_columns:
+            key = SchemaBuilder.struct().name(f"{self.topic}.Key")
+            for column, _ in self._key_columns:
+                key = key.field(column.name, column_schema(column))
+            self.key_schema = key.build()
+        kept = [(i, c) for i, c in enumerate(table.columns) if c.name not in excluded]
         row = SchemaBuilder.struct().optional().name(f"{self.topic}.Value")
-        for column in table.columns:
+        for _, column in kept:
             row = row.field(column.name, column_schema(column))
         self.row_schema = row.build()
+        self._width = len(table.columns)
         self._fills = [
             (
+                at,
                 column.name,
                 text_parser(column),
                 placeholder(field.schema),
-                UNAVAILABLE if field.schema.type is Type.STRING else placeholder(field.schema),
+                unavailable(field.schema),
             )
-            for column, field in zip(table.columns, self.row_schema.fields, strict=True)
+            for (at, column), field in zip(kept, self.row_schema.fields, strict=True)
         ]
-        """Per column: name, text parser (None: the text), value for a null, value for an
-        unchanged TOASTed value."""
+        """Per kept column: its position in a row, name, text parser (None: the text), value
+        for a null, value for an unchanged TOASTed value."""
         self.envelope_schema = (
             SchemaBuilder.struct()
             .name(f"{self.topic}.Envelope")
@@ -222,15 +239,24 @@ class TableSchemas:
         return tuple(parse_value(column, row[i]) for column, i in self._key_columns)
 
     def row(self, values: Sequence[Any]) -> Struct:
-        """A `Value` struct of a row of text values (a value may be pre-parsed): a null of a
-        required column takes its placeholder, pgoutput's `UNCHANGED_TOAST` Debezium's
-        `__debezium_unavailable_value` (a placeholder in a column that is not text)."""
+        """A `Value` struct of a row of text values (all the table's columns, in order; a
+        value may be pre-parsed): a null of a required column takes its placeholder,
+        pgoutput's `UNCHANGED_TOAST` Debezium's `__debezium_unavailable_value`."""
+        if len(values) != self._width:
+            raise DataError(
+                f"table {self.table.qualified}: a row of {len(values)} values for "
+                f"{self._width} columns ({', '.join(c.name for c in self.table.columns)})"
+            )
         struct = Struct(self.row_schema)
         put = struct.put
-        for (name, parse, missing, unchanged), value in zip(self._fills, values, strict=True):
+        for at, name, parse, missing, unchanged in self._fills:
+            value = values[at]
             if value.__class__ is str:
                 if parse is not None:
-                    value = parse(value)
+                    try:
+                        value = parse(value)
+                    except DataError as error:
+                        raise DataError(f"table {self.table.qualified}: {error}") from error
             elif value is None:
                 value = missing
             elif value is UNCHANGED_TOAST:
@@ -239,8 +265,10 @@ class TableSchemas:
                 put(name, value)
         return struct
 
-    def key(self, row: Struct) -> Struct:
-        """The `Key` struct of a row."""
+    def key(self, row: Struct) -> Struct | None:
+        """The `Key` struct of a row; None for a table without key columns."""
+        if self.key_schema is None:
+            return None
         struct = Struct(self.key_schema)
         for column, _ in self._key_columns:
             struct.put(column.name, row.get(column.name))

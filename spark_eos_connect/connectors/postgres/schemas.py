@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from spark_eos_connect.api.data import Decimal, Schema, SchemaBuilder, Struct
+from spark_eos_connect.connectors.postgres.types import PgType
 from spark_eos_connect.errors import DataError
 
 __all__ = ["ColumnInfo", "TableInfo", "column_schema", "parse_value", "text_parser"]
@@ -44,6 +45,9 @@ class ColumnInfo:
     type_oid: int
     type_modifier: int = -1
     optional: bool = True
+    pg_type: PgType | None = None
+    """The catalog's description of the type (enums, domains, arrays, extension types);
+    None for a builtin type known by its oid alone."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from spark_eos_connect.api.source import RecordMetadata, SourceRecord, SourceTask
@@ -45,6 +45,7 @@ from spark_eos_connect.connectors.postgres.envelope import (
 )
 from spark_eos_connect.connectors.postgres.pgoutput import (
     POSTGRES_EPOCH_US,
+    UNCHANGED_TOAST,
     Begin,
     Commit,
     Delete,
@@ -52,6 +53,7 @@ from spark_eos_connect.connectors.postgres.pgoutput import (
     Relation,
     Update,
     decode,
+    format_lsn,
 )
 from spark_eos_connect.connectors.postgres.positions import (
     SERVER_FIELD,
@@ -63,6 +65,7 @@ from spark_eos_connect.connectors.postgres.positions import (
     skips_change,
 )
 from spark_eos_connect.connectors.postgres.schemas import TableInfo, parse_value
+from spark_eos_connect.errors import DataError
 
 __all__ = ["PostgresCdcSourceTask"]
 
@@ -80,6 +83,22 @@ def _now_us() -> int:
     return time.time_ns() // 1000
 
 
+def _shape(table: TableInfo) -> tuple[tuple[str, int, int], ...]:
+    """A table's columns as a Relation message lists them: name, type, modifier."""
+    return tuple((c.name, c.type_oid, c.type_modifier) for c in table.columns)
+
+
+def _filled(new: tuple[Any, ...], old: tuple[Any, ...]) -> tuple[Any, ...]:
+    """An update's new row with each unchanged TOASTed value taken from the old row, which
+    REPLICA IDENTITY FULL sends whole."""
+    if UNCHANGED_TOAST not in new:
+        return new
+    return tuple(
+        o if n is UNCHANGED_TOAST and o is not UNCHANGED_TOAST else n
+        for n, o in zip(new, old, strict=True)
+    )
+
+
 class PostgresCdcSourceTask(SourceTask):
     """Emits a snapshot of the captured tables, then their changes, from one logical slot."""
 
@@ -94,6 +113,9 @@ class PostgresCdcSourceTask(SourceTask):
         self._schemas: dict[str, TableSchemas] = {}
         self._index: dict[str, int] = {}
         self._relations: dict[int, TableSchemas | None] = {}
+        self._shapes: dict[tuple[Any, ...], TableSchemas | None] = {}
+        """Schemas by the (schema, table, columns) a Relation message gave: built once."""
+        self._streams = True
         self._parts: list[SnapshotPart] = []
         self._parts_until = 0
         self._emitted: Position | None = None
@@ -140,17 +162,34 @@ class PostgresCdcSourceTask(SourceTask):
         self._batch: int = config[options.MAX_BATCH_SIZE]
         self._fetch: int = config[options.SNAPSHOT_FETCH_SIZE]
         self._tombstones: bool = config[options.TOMBSTONES_ON_DELETE]
+        self._capture = options.capture_filter(config)
+        self._skipped = options.skipped_operations(config)
+        mode: str = config[options.SNAPSHOT_MODE]
+        self._streams = mode != options.SNAPSHOT_INITIAL_ONLY
+        via_root: bool = config[options.PUBLISH_VIA_PARTITION_ROOT]
         self._peek_rows = READ_AHEAD * self._batch
         self._connection = db.connect(self._settings)
         db.check_server(self._connection)
-        self._tables = db.list_tables(self._connection, config[options.TABLE_INCLUDE_LIST])
-        self._schemas = {t.qualified: TableSchemas(self._prefix, t) for t in self._tables}
+        self._tables = db.list_tables(self._connection, self._capture, via_root)
+        self._schemas = {t.qualified: self._table_schemas(t) for t in self._tables}
         self._index = {t.qualified: i for i, t in enumerate(self._tables)}
-        db.ensure_publication(self._connection, self._publication, self._tables)
+        publication_mode: str = config[options.PUBLICATION_AUTOCREATE_MODE]
+        db.ensure_publication(
+            self._connection, self._publication, publication_mode, self._tables, via_root
+        )
+        self._check_published()
         committed = parse_offset(self.context.offset_storage_reader.offset(self._source_partition))
         state = db.slot_state(self._connection, self._slot)
         if committed is None:
-            self._start_over(state, config[options.SNAPSHOT_MODE])
+            self._start_over(state, mode)
+            return
+        if state is None and mode == options.SNAPSHOT_WHEN_NEEDED:
+            log.warning(
+                "replication slot %s is gone although offsets were committed for it: "
+                "snapshot.mode=when_needed takes a new snapshot",
+                self._slot,
+            )
+            self._start_over(state, mode)
             return
         state = db.check_slot(state, self._slot, self._settings.dbname)
         self._emitted = committed
@@ -165,19 +204,48 @@ class PostgresCdcSourceTask(SourceTask):
         if target is not None and target > self._slot_lsn:
             db.advance_slot(self._connection, self._slot, target)
             self._slot_lsn = target
+        if mode == options.SNAPSHOT_ALWAYS:
+            self._consistent_point = committed.lsn
+            self._resume_snapshot(Position(committed.lsn, "true", 0, None))
+
+    def _table_schemas(self, table: TableInfo) -> TableSchemas:
+        excluded = frozenset(
+            c.name
+            for c in table.columns
+            if not self._capture.captures_column(table.schema, table.name, c.name)
+        )
+        return TableSchemas(self._prefix, table, excluded)
+
+    def _check_published(self) -> None:
+        """Fail unless the publication publishes every captured table: a table it leaves out
+        would give no change at all."""
+        published = db.publication_tables(self._connection, self._publication)
+        missing = [t.qualified for t in self._tables if t.qualified not in published]
+        if missing:
+            raise db.CdcSetupError(
+                f"publication {self._publication!r} does not publish the captured tables "
+                f"{', '.join(missing)}: their changes would never arrive; add them "
+                f"(ALTER PUBLICATION {self._publication} ADD TABLE ...), use "
+                "publication.autocreate.mode=filtered, or narrow the table filters"
+            )
 
     def _start_over(self, state: db.SlotState | None, mode: str) -> None:
+        if state is not None and mode in (options.SNAPSHOT_NO_DATA, options.SNAPSHOT_NEVER):
+            state = db.check_slot(state, self._slot, self._settings.dbname)
+            log.info("no committed offsets: streaming from slot %s where it stands", self._slot)
+            self._consistent_point = self._slot_lsn = state.confirmed_flush_lsn or 0
+            return
         if state is not None:
             db.check_slot(state, self._slot, self._settings.dbname)
             log.info("no committed offsets: dropping slot %s to start over", self._slot)
             db.drop_slot(self._connection, self._slot)
         point, reader = db.create_slot_with_snapshot(self._settings, self._slot)
         self._consistent_point = self._slot_lsn = point
-        if mode == options.SNAPSHOT_INITIAL:
+        if mode in (options.SNAPSHOT_NO_DATA, options.SNAPSHOT_NEVER):
+            reader.close()
+        else:
             self._snapshot_reader = reader
             self._snapshot_rows = self._read_snapshot(reader, 0, None)
-        else:
-            reader.close()
 
     def _resume_snapshot(self, committed: Position) -> None:
         visibility, until, reader = db.open_snapshot(self._settings)
@@ -213,6 +281,8 @@ class PostgresCdcSourceTask(SourceTask):
         from the slot (about `max.batch.size` records)."""
         if self._snapshot_rows is not None:
             return self._poll_snapshot()
+        if not self._streams:  # snapshot.mode=initial_only
+            return []
         return self._poll_stream()
 
     def _record(self, event: ChangeEvent, position: Position) -> SourceRecord:
@@ -248,11 +318,11 @@ class PostgresCdcSourceTask(SourceTask):
             table = self._tables[index]
             schemas = self._schemas[table.qualified]
             after = schemas.row(row)
-            key_text = tuple(row[i] for i, c in enumerate(table.columns) if c.name in table.key)
-            ordered = dict(
-                zip([c.name for c in table.columns if c.name in table.key], key_text, strict=True)
-            )
-            key = tuple(ordered[name] for name in table.key)
+            table_done = self._lookahead is None or self._lookahead[0] != index
+            if table_done:  # a resume starts at the next table, whole
+                at_table, key = index + 1, None
+            else:
+                at_table, key = index, self._key_text(table, row)
             source = SourceInfo(
                 self._prefix,
                 self._settings.dbname,
@@ -264,7 +334,7 @@ class PostgresCdcSourceTask(SourceTask):
             position = Position(
                 self._consistent_point,
                 "last" if last else "true",
-                index,
+                at_table,
                 key,
                 resumed=list(self._parts),
             )
@@ -352,9 +422,7 @@ class PostgresCdcSourceTask(SourceTask):
             if isinstance(message, Begin):
                 begin, changes = message, []
             elif isinstance(message, Relation):
-                self._relations[message.relation_id] = self._schemas.get(
-                    f"{message.namespace}.{message.name}"
-                )
+                self._relations[message.relation_id] = self._relation_schemas(message)
             elif isinstance(message, Insert | Update | Delete):
                 schemas = self._relations.get(message.relation_id)
                 if schemas is not None:
@@ -366,6 +434,35 @@ class PostgresCdcSourceTask(SourceTask):
         if self._buffered >= len(rows):
             self._buffer, self._buffered = [], 0
         return records
+
+    def _relation_schemas(self, relation: Relation) -> TableSchemas | None:
+        """The schemas of the table a Relation message describes, in the shape it had when
+        its next changes were made (None for a table not captured). pgoutput sends one before
+        a table's first change in each slot read and after each change of its shape."""
+        shape = tuple((c.name, c.type_oid, c.type_modifier) for c in relation.columns)
+        seen = (relation.namespace, relation.name, shape)
+        if seen in self._shapes:
+            return self._shapes[seen]
+        found: TableSchemas | None = None
+        qualified = f"{relation.namespace}.{relation.name}"
+        if self._capture.captures_table(relation.namespace, relation.name):
+            known = self._schemas.get(qualified)
+            if known is not None and _shape(known.table) == shape:
+                found = known
+            else:
+                table = db.describe_relation(
+                    self._connection, self._capture, relation.namespace, relation.name, shape
+                )
+                found = self._table_schemas(table)
+                log.info(
+                    "%s %s: columns %s, key %s",
+                    "new shape of" if known is not None else "capturing table",
+                    qualified,
+                    ", ".join(c.name for c in table.columns),
+                    ", ".join(table.key) or "none (null keys)",
+                )
+        self._shapes[seen] = found
+        return found
 
     def _transaction(
         self, begin: Begin, commit: Commit, changes: list[tuple[str, TableSchemas, Any]]
@@ -382,18 +479,25 @@ class PostgresCdcSourceTask(SourceTask):
         for _, schemas, change in changes:
             if self._parts and commit.commit_lsn < self._parts_until:
                 table = schemas.table
+                index = self._index.get(table.qualified)
                 values = change.old if isinstance(change, Delete) else change.new
-                key = self._key_text(table, values)
-                if skips_change(
+                if index is not None and skips_change(
                     self._parts,
-                    self._index[table.qualified],
-                    key,
+                    index,
+                    self._key_text(table, values),
                     begin.xid,
                     commit.commit_lsn,
                     self._sortable,
                 ):
                     continue
-            events.extend(self._events(schemas, change, source, now))
+            try:
+                events.extend(self._events(schemas, change, source, now))
+            except DataError as error:
+                raise DataError(
+                    f"{error} (transaction {begin.xid}, commit LSN {format_lsn(commit.commit_lsn)}"
+                    f"); nothing of it or after it is emitted: fix the value or leave the table "
+                    "or column out of the capture"
+                ) from error
         total = len(events)
         resumed = list(self._parts) if commit.end_lsn < self._parts_until else []
         records = [
@@ -420,7 +524,7 @@ class PostgresCdcSourceTask(SourceTask):
         return records
 
     @staticmethod
-    def _key_text(table: TableInfo, values: tuple[Any, ...]) -> tuple[Any, ...]:
+    def _key_text(table: TableInfo, values: Sequence[Any]) -> tuple[Any, ...]:
         by_name = {c.name: values[i] for i, c in enumerate(table.columns)}
         return tuple(by_name[name] for name in table.key)
 
@@ -436,9 +540,16 @@ class PostgresCdcSourceTask(SourceTask):
         self, schemas: TableSchemas, change: Any, source: SourceInfo, now: int
     ) -> list[ChangeEvent]:
         if isinstance(change, Insert):
+            if "c" in self._skipped:
+                return []
             return [schemas.event("c", None, schemas.row(change.new), source, now)]
         if isinstance(change, Update):
-            after = schemas.row(change.new)
+            if "u" in self._skipped:
+                return []
+            new = change.new
+            if change.old is not None and not change.old_is_key:  # REPLICA IDENTITY FULL
+                new = _filled(new, change.old)
+            after = schemas.row(new)
             before = None if change.old is None else schemas.row(change.old)
             if before is not None and schemas.key(before) != schemas.key(after):
                 deleted = schemas.event("d", before, None, source, now)
@@ -449,6 +560,8 @@ class PostgresCdcSourceTask(SourceTask):
             return [
                 schemas.event("u", before if not change.old_is_key else None, after, source, now)
             ]
+        if "d" in self._skipped:
+            return []
         deleted = schemas.event("d", schemas.row(change.old), None, source, now)
         return [deleted, schemas.tombstone(deleted)] if self._tombstones else [deleted]
 

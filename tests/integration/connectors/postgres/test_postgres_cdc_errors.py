@@ -11,6 +11,7 @@ import pytest
 from spark_eos_connect.api.source import InMemoryOffsetStorageReader, SourceTaskContext
 from spark_eos_connect.connectors.postgres.database import CdcSetupError
 from spark_eos_connect.connectors.postgres.task import PostgresCdcSourceTask
+from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.testing.postgres import PostgresCluster, PostgresDatabase, find_bin_dir
 from spark_eos_connect.testing.waiting import wait_for
 
@@ -70,11 +71,42 @@ def test_a_user_without_replication_is_told_so(shop: PostgresDatabase) -> None:
         start_task(config)
 
 
-def test_a_table_without_a_primary_key_is_named(shop: PostgresDatabase) -> None:
-    shop.execute("CREATE TABLE audit (line text)")
-    with pytest.raises(CdcSetupError, match=r"without a primary key.*public\.audit"):
-        start_task(props(shop))
-    start_task(props(shop, **{"table.include.list": r"public\.orders"})).stop()
+def test_a_publication_that_leaves_a_captured_table_out_is_named(shop: PostgresDatabase) -> None:
+    shop.execute("CREATE TABLE audit (line text)", "CREATE PUBLICATION narrow FOR TABLE orders")
+    with pytest.raises(CdcSetupError, match=r"'narrow' does not publish.*public\.audit"):
+        start_task(props(shop, **{"publication.name": "narrow"}))
+    start_task(
+        props(shop, **{"publication.name": "narrow", "table.include.list": "public.orders"})
+    ).stop()
+
+
+def test_a_missing_publication_is_named_when_autocreation_is_disabled(
+    shop: PostgresDatabase,
+) -> None:
+    with pytest.raises(CdcSetupError, match=r"'dbz_publication' does not exist.*disabled"):
+        start_task(props(shop, **{"publication.autocreate.mode": "disabled"}))
+
+
+def test_a_publication_publishing_partitions_the_other_way_is_refused(
+    shop: PostgresDatabase,
+) -> None:
+    shop.execute("CREATE PUBLICATION leaves FOR ALL TABLES")
+    with pytest.raises(CdcSetupError, match=r"'leaves' has publish_via_partition_root=false"):
+        start_task(
+            props(shop, **{"publication.name": "leaves", "publish.via.partition.root": "true"})
+        )
+
+
+def test_a_partitioned_table_whose_partitions_are_all_left_out_is_named(
+    shop: PostgresDatabase,
+) -> None:
+    shop.execute(
+        "CREATE TABLE events (id int, day date, PRIMARY KEY (id, day)) PARTITION BY RANGE (day)",
+        "CREATE TABLE events_2024 PARTITION OF events FOR VALUES FROM ('2024-01-01') TO "
+        "('2025-01-01')",
+    )
+    with pytest.raises(ConfigError, match=r"public\.events are captured but none of their"):
+        start_task(props(shop, **{"table.include.list": "public.events"}))
 
 
 @pytest.fixture

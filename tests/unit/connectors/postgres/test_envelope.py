@@ -10,10 +10,12 @@ import pytest
 from spark_eos_connect.api.data import Struct
 from spark_eos_connect.connectors.postgres.envelope import (
     SOURCE_SCHEMA,
+    UNAVAILABLE,
     SourceInfo,
     TableSchemas,
     snapshot_marker,
 )
+from spark_eos_connect.connectors.postgres.pgoutput import UNCHANGED_TOAST
 from spark_eos_connect.connectors.postgres.schemas import (
     ColumnInfo,
     TableInfo,
@@ -85,10 +87,34 @@ def test_a_delete_tombstone_keeps_the_key_and_has_no_value() -> None:
     assert deleted.value is not None and deleted.value.get("op") == "d"
 
 
-def test_a_table_without_a_primary_key_is_refused() -> None:
+def test_a_table_without_a_key_has_null_keys_and_still_its_tombstones() -> None:
     keyless = TableInfo("public", "logs", (ColumnInfo("line", 25),), ())
-    with pytest.raises(DataError, match=r"public\.logs has no primary key"):
-        TableSchemas("shop", keyless)
+    schemas = TableSchemas("shop", keyless)
+    assert schemas.key_schema is None
+    deleted = schemas.event("d", schemas.row(("gone",)), None, SOURCE, now_us=1)
+    assert deleted.key is None and deleted.key_schema is None
+    assert schemas.tombstone(deleted).key is None
+
+
+def test_excluded_columns_are_left_out_of_rows_but_rows_are_read_whole() -> None:
+    schemas = TableSchemas("shop", TABLE, frozenset({"note"}))
+    assert "note" not in [f.name for f in schemas.row_schema.fields]
+    row = schemas.row(("7", "secret", "1.50", "2024-01-01 00:00:00+00"))
+    assert "secret" not in repr(row)
+    with pytest.raises(DataError, match=r"a row of 2 values for 4 columns"):
+        schemas.row(("7", "x"))
+
+
+def test_an_unchanged_toasted_value_takes_debeziums_placeholder_per_type() -> None:
+    table = TableInfo(
+        "public",
+        "docs",
+        (ColumnInfo("id", 23, optional=False), ColumnInfo("body", 25), ColumnInfo("raw", 17)),
+        ("id",),
+    )
+    row = TableSchemas("shop", table).row(("1", UNCHANGED_TOAST, UNCHANGED_TOAST))
+    assert row.get("body") == UNAVAILABLE
+    assert row.get("raw") == UNAVAILABLE.encode()
 
 
 @pytest.mark.parametrize(

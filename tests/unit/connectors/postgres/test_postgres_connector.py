@@ -37,7 +37,32 @@ def test_missing_options_and_unknown_snapshot_modes_are_named() -> None:
     with pytest.raises(ConfigError, match=r"topic\.prefix"):
         PostgresCdcSourceConnector().start({k: v for k, v in PROPS.items() if k != "topic.prefix"})
     with pytest.raises(ConfigError, match=r"snapshot\.mode"):
-        PostgresCdcSourceConnector().start({**PROPS, "snapshot.mode": "always"})
+        PostgresCdcSourceConnector().start({**PROPS, "snapshot.mode": "schema_only"})
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("heartbeat.interval.ms", "5000"),
+        ("provide.transaction.metadata", "true"),
+        ("signal.data.collection", "public.signals"),
+        ("slot.drop.on.stop", "true"),
+    ],
+)
+def test_a_debezium_option_not_implemented_is_refused_by_name(option: str, value: str) -> None:
+    with pytest.raises(ConfigError, match=rf"{option}='{value}' is not supported"):
+        PostgresCdcSourceConnector().start({**PROPS, option: value})
+
+
+def test_a_debezium_option_at_its_default_is_accepted() -> None:
+    PostgresCdcSourceConnector().start({**PROPS, "heartbeat.interval.ms": "0"})
+
+
+def test_clashing_filters_fail_the_connector_start() -> None:
+    with pytest.raises(ConfigError, match=r"table.include.list and table.exclude.list"):
+        PostgresCdcSourceConnector().start(
+            {**PROPS, "table.include.list": "a", "table.exclude.list": "b"}
+        )
 
 
 def test_offsets_are_checked_before_they_are_altered() -> None:
