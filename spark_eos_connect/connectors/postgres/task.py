@@ -99,6 +99,63 @@ def _filled(new: tuple[Any, ...], old: tuple[Any, ...]) -> tuple[Any, ...]:
     )
 
 
+_COMMIT, _RELATION = ord("C"), ord("R")
+"""The first bytes of pgoutput's Commit and Relation messages."""
+
+
+class _OpenTransaction:
+    """A database transaction being turned into records, maybe over several polls: one
+    event is held back until the next shows it was not the transaction's last (the last
+    record's offset says `complete`)."""
+
+    def __init__(
+        self,
+        task: PostgresCdcSourceTask,
+        begin: Begin,
+        commit: Commit,
+        start: int,
+        end: int,
+        skip: int,
+    ) -> None:
+        self.task, self.begin, self.commit, self.end = task, begin, commit, end
+        self.skip = skip
+        self.made = 0
+        """Events made so far (the records already in Kafka included)."""
+        self.last: SourceRecord | None = None
+        """The last record handed out."""
+        self._events = task._changes(begin, commit, start, end)
+        self._held: ChangeEvent | None = None
+        self.done = False
+        self._resumed = list(task._parts) if commit.end_lsn < task._parts_until else []
+
+    def take(self, wanted: int) -> list[SourceRecord]:
+        """Up to `wanted` more records; `done` once the transaction has none left."""
+        records: list[SourceRecord] = []
+        while len(records) < wanted:
+            following = next(self._events, None)
+            held, self._held = self._held, following
+            if held is not None:
+                self.made += 1
+                if self.made > self.skip:
+                    records.append(self._record(held, complete=following is None))
+            if following is None:
+                self.done = True
+                break
+        if records:
+            self.last = records[-1]
+        return records
+
+    def _record(self, event: ChangeEvent, complete: bool) -> SourceRecord:
+        position = Position(
+            self.commit.end_lsn,
+            xid=self.begin.xid,
+            records=self.made,
+            complete=complete,
+            resumed=self._resumed,
+        )
+        return self.task._record(event, position)
+
+
 class PostgresCdcSourceTask(SourceTask):
     """Emits a snapshot of the captured tables, then their changes, from one logical slot."""
 
@@ -140,6 +197,8 @@ class PostgresCdcSourceTask(SourceTask):
         self._buffer: list[tuple[int, bytes]] = []
         self._buffered = 0
         """Read messages from `_buffer[_buffered]` on are not turned into records yet."""
+        self._open: _OpenTransaction | None = None
+        """The transaction whose records are being handed out."""
 
     # -- start-up ---------------------------------------------------------------------------
 
@@ -409,31 +468,112 @@ class PostgresCdcSourceTask(SourceTask):
             self._slot_lsn = self._idle_lsn
 
     def _records_of_buffer(self, wanted: int) -> list[SourceRecord]:
-        """The records of the next read transactions not turned into records yet: whole
-        transactions, until there are `wanted` or the buffer is done."""
+        """Up to `wanted` records of the read transactions not turned into records yet, in
+        commit order; a transaction larger than that continues in the next poll."""
         records: list[SourceRecord] = []
-        begin: Begin | None = None
-        changes: list[tuple[str, TableSchemas, Any]] = []
-        rows = self._buffer
-        at = self._buffered
-        while at < len(rows) and len(records) < wanted:
-            message = decode(rows[at][1])
-            at += 1
-            if isinstance(message, Begin):
-                begin, changes = message, []
-            elif isinstance(message, Relation):
-                self._relations[message.relation_id] = self._relation_schemas(message)
-            elif isinstance(message, Insert | Update | Delete):
-                schemas = self._relations.get(message.relation_id)
-                if schemas is not None:
-                    changes.append(("", schemas, message))
-            elif isinstance(message, Commit) and begin is not None:
-                records.extend(self._transaction(begin, message, changes))
-                begin = None
-                self._buffered = at
-        if self._buffered >= len(rows):
+        while len(records) < wanted:
+            if self._open is None and not self._open_next_transaction():
+                break
+            assert self._open is not None
+            records.extend(self._open.take(wanted - len(records)))
+            if self._open.done:
+                self._close_transaction(self._open)
+        if self._open is None and self._buffered >= len(self._buffer):
             self._buffer, self._buffered = [], 0
         return records
+
+    def _open_next_transaction(self) -> bool:
+        """Start on the next transaction of the buffer (Relation messages before it are
+        applied); False when the buffer holds no more."""
+        rows = self._buffer
+        while self._buffered < len(rows):
+            message = decode(rows[self._buffered][1])
+            self._buffered += 1
+            if isinstance(message, Relation):
+                self._relations[message.relation_id] = self._relation_schemas(message)
+            elif isinstance(message, Begin):
+                end = self._buffered
+                while rows[end][1][0] != _COMMIT:  # a read holds whole transactions
+                    end += 1
+                commit = decode(rows[end][1])
+                assert isinstance(commit, Commit)
+                skip = skip_count(self._emitted, commit.end_lsn)
+                if skip is None:  # Kafka holds all of it: only its Relation messages count
+                    self._apply_relations(self._buffered, end)
+                    self._buffered = end + 1
+                    continue
+                self._open = _OpenTransaction(self, message, commit, self._buffered, end, skip)
+                return True
+        return False
+
+    def _apply_relations(self, start: int, end: int) -> None:
+        for data in (row[1] for row in self._buffer[start:end]):
+            if data[0] == _RELATION:
+                message = decode(data)
+                assert isinstance(message, Relation)
+                self._relations[message.relation_id] = self._relation_schemas(message)
+
+    def _close_transaction(self, done: _OpenTransaction) -> None:
+        self._open = None
+        self._buffered = done.end + 1
+        commit, begin = done.commit, done.begin
+        if done.last is not None:
+            self._emitted = parse_offset(done.last.source_offset)
+            self._idle_lsn = 0
+            self._ask_commit([done.last])
+        else:
+            self._emitted = Position(
+                commit.end_lsn, xid=begin.xid, records=done.made, complete=True
+            )
+            if done.made == 0:
+                self._idle_lsn = commit.end_lsn
+
+    def _changes(self, begin: Begin, commit: Commit, start: int, end: int) -> Iterator[ChangeEvent]:
+        """The events of the transaction whose messages are `_buffer[start:end]`, made as
+        they are asked for (Relation messages inside it applied in order)."""
+        commit_us = begin.commit_ts_us + POSTGRES_EPOCH_US
+        source = SourceInfo(
+            self._prefix, self._settings.dbname, commit_us, begin.xid, commit.commit_lsn
+        )
+        now = _now_us()
+        check_parts = bool(self._parts) and commit.commit_lsn < self._parts_until
+        rows = self._buffer
+        for at in range(start, end):
+            change = decode(rows[at][1])
+            if isinstance(change, Relation):
+                self._relations[change.relation_id] = self._relation_schemas(change)
+                continue
+            if not isinstance(change, Insert | Update | Delete):
+                continue
+            schemas = self._relations.get(change.relation_id)
+            if schemas is None:
+                continue
+            if check_parts and self._in_snapshot_part(schemas, change, begin, commit):
+                continue
+            try:
+                yield from self._events(schemas, change, source, now)
+            except DataError as error:
+                raise DataError(
+                    f"{error} (transaction {begin.xid}, commit LSN "
+                    f"{format_lsn(commit.commit_lsn)}); nothing of it or after it is emitted: "
+                    "fix the value or leave the table or column out of the capture"
+                ) from error
+
+    def _in_snapshot_part(
+        self, schemas: TableSchemas, change: Insert | Update | Delete, begin: Begin, commit: Commit
+    ) -> bool:
+        """Whether a resumed snapshot part already holds this change."""
+        table = schemas.table
+        index = self._index.get(table.qualified)
+        values = change.old if isinstance(change, Delete) else change.new
+        return index is not None and skips_change(
+            self._parts,
+            index,
+            self._key_text(table, values),
+            begin.xid,
+            commit.commit_lsn,
+            self._sortable,
+        )
 
     def _relation_schemas(self, relation: Relation) -> TableSchemas | None:
         """The schemas of the table a Relation message describes, in the shape it had when
@@ -463,65 +603,6 @@ class PostgresCdcSourceTask(SourceTask):
                 )
         self._shapes[seen] = found
         return found
-
-    def _transaction(
-        self, begin: Begin, commit: Commit, changes: list[tuple[str, TableSchemas, Any]]
-    ) -> list[SourceRecord]:
-        skip = skip_count(self._emitted, commit.end_lsn)
-        if skip is None:
-            return []
-        commit_us = begin.commit_ts_us + POSTGRES_EPOCH_US
-        source = SourceInfo(
-            self._prefix, self._settings.dbname, commit_us, begin.xid, commit.commit_lsn
-        )
-        now = _now_us()
-        events: list[ChangeEvent] = []
-        for _, schemas, change in changes:
-            if self._parts and commit.commit_lsn < self._parts_until:
-                table = schemas.table
-                index = self._index.get(table.qualified)
-                values = change.old if isinstance(change, Delete) else change.new
-                if index is not None and skips_change(
-                    self._parts,
-                    index,
-                    self._key_text(table, values),
-                    begin.xid,
-                    commit.commit_lsn,
-                    self._sortable,
-                ):
-                    continue
-            try:
-                events.extend(self._events(schemas, change, source, now))
-            except DataError as error:
-                raise DataError(
-                    f"{error} (transaction {begin.xid}, commit LSN {format_lsn(commit.commit_lsn)}"
-                    f"); nothing of it or after it is emitted: fix the value or leave the table "
-                    "or column out of the capture"
-                ) from error
-        total = len(events)
-        resumed = list(self._parts) if commit.end_lsn < self._parts_until else []
-        records = [
-            self._record(
-                event,
-                Position(
-                    commit.end_lsn,
-                    xid=begin.xid,
-                    records=n + 1,
-                    complete=n + 1 == total,
-                    resumed=resumed,
-                ),
-            )
-            for n, event in enumerate(events)
-        ][skip:]
-        if records:
-            self._emitted = parse_offset(records[-1].source_offset)
-            self._idle_lsn = 0
-        else:
-            self._emitted = Position(commit.end_lsn, xid=begin.xid, records=total, complete=True)
-            if total == 0:
-                self._idle_lsn = commit.end_lsn
-        self._ask_commit(records)
-        return records
 
     @staticmethod
     def _key_text(table: TableInfo, values: Sequence[Any]) -> tuple[Any, ...]:

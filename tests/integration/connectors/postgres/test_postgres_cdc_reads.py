@@ -84,7 +84,7 @@ def test_polls_hand_out_every_change_once_and_the_slot_moves_only_on_commit(
                 )
         polled = []
         while batch := task.poll():
-            assert 4 <= len(batch) <= 6  # whole transactions, about max.batch.size records
+            assert len(batch) <= 4  # max.batch.size, transactions split where it falls
             polled.extend(batch)
         assert [r.key.get("id") for r in polled] == list(range(60))
         assert confirmed(postgres_db, config["slot.name"]) == start  # nothing committed yet

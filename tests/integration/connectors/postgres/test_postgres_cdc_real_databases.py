@@ -15,6 +15,7 @@ from spark_eos_connect.api.source import (
     InMemoryOffsetStorageReader,
     SourceRecord,
     SourceTaskContext,
+    TransactionContext,
 )
 from spark_eos_connect.connectors.postgres.envelope import UNAVAILABLE
 from spark_eos_connect.connectors.postgres.task import PostgresCdcSourceTask
@@ -44,11 +45,12 @@ class Runner:
         self.config = config
         self.offsets = InMemoryOffsetStorageReader()
         self.task: PostgresCdcSourceTask | None = None
+        self.transactions = TransactionContext()
 
     def start(self) -> PostgresCdcSourceTask:
         self.stop()
         task = PostgresCdcSourceTask()
-        task.initialize(SourceTaskContext(self.config, self.offsets))
+        task.initialize(SourceTaskContext(self.config, self.offsets, self.transactions))
         task.start(self.config)
         self.task = task
         return task
@@ -453,3 +455,35 @@ def test_when_needed_takes_a_new_snapshot_when_the_slot_is_gone(
     postgres_db.execute("INSERT INTO t VALUES (2)")
     source.start()
     assert [(op(r), after(r)["id"]) for r in source.drain()] == [("r", 1), ("r", 2)]
+
+
+def test_a_transaction_larger_than_max_batch_size_comes_in_bounded_polls_and_resumes(
+    postgres_db: PostgresDatabase, runner: Any
+) -> None:
+    """Polls hold at most `max.batch.size` records; only the transaction's last record says
+    `complete` (the slot moves past it only then) and asks the runtime to end the Kafka
+    transaction (`transaction.boundary=connector`: one Kafka transaction per database one);
+    a restart after a part of it was committed emits the rest, once."""
+    postgres_db.execute("CREATE TABLE t (id int PRIMARY KEY)")
+    source = runner(**{"snapshot.mode": "no_data", "max.batch.size": "100"})
+    task = source.start()
+    postgres_db.execute("INSERT INTO t SELECT generate_series(1, 1050)")
+    polls = [task.poll() for _ in range(4)]
+    assert [len(batch) for batch in polls] == [100] * 4
+    first = [record for batch in polls for record in batch]
+    assert not any(r.source_offset["complete"] for r in first)
+    assert not any(source.transactions.should_commit_on(r) for r in first)
+    for record in first:
+        task.commit_record(record, None)
+    source.offsets.set(first[-1].source_partition, first[-1].source_offset)
+    task.commit()
+    again = source.start()  # the first 400 records are in Kafka, the rest not
+    batches = []
+    while batch := again.poll():
+        batches.append(batch)
+    assert [len(batch) for batch in batches] == [100] * 6 + [50]
+    rest = [record for batch in batches for record in batch]
+    ids = [after(r)["id"] for r in first + rest]
+    assert ids == list(range(1, 1051))
+    assert [r.source_offset["complete"] for r in rest].count(True) == 1
+    assert rest[-1].source_offset["complete"] and source.transactions.should_commit_on(rest[-1])
