@@ -11,6 +11,9 @@ once that record is in Kafka:
 - snapshot: `{"lsn": <the slot's consistent point>, "snapshot": "true", "table": <index of the
   table in the snapshot order>, "key": <JSON of the last primary key emitted>}`, and on the last
   snapshot record `"snapshot": "last"`.
+- every offset also holds `"tables"`: the captured tables (`schema.table`, JSON) in the order
+  whose numbers `table` counts, tables captured since then appended. A start that captures a
+  table this list does not name snapshots it (it existed before, unseen), numbered after them.
 - after a snapshot that was resumed with a fresh database snapshot (the exported one died with
   the crashed task), `"resumed"` holds, as JSON, where each resumed part starts and which
   transactions its database snapshot already saw (`SnapshotPart`); changes of rows in such a part
@@ -150,6 +153,8 @@ class Position:
     records: int = 0
     complete: bool = True
     resumed: list[SnapshotPart] = field(default_factory=list)
+    tables: str | None = None
+    """The captured tables in snapshot order, as JSON text (None in offsets older than it)."""
 
     @property
     def in_snapshot(self) -> bool:
@@ -169,7 +174,13 @@ class Position:
             result["complete"] = self.complete
         if self.resumed:
             result["resumed"] = json.dumps([part.to_json() for part in self.resumed], default=str)
+        if self.tables is not None:
+            result["tables"] = self.tables
         return result
+
+    def table_names(self) -> list[str] | None:
+        """The captured tables this position numbers, None when it does not say."""
+        return None if self.tables is None else list(json.loads(self.tables))
 
     def slot_lsn(self) -> int | None:
         """How far the slot may be advanced once this position is committed."""
@@ -185,6 +196,9 @@ def parse_offset(offset: Mapping[str, Any] | None) -> Position | None:
     try:
         lsn = int(offset["lsn"])
         resumed = [SnapshotPart.from_json(p) for p in json.loads(offset.get("resumed") or "[]")]
+        tables = offset.get("tables")
+        if tables is not None and not isinstance(json.loads(tables), list):
+            raise ValueError("tables is not a JSON list")
         if "snapshot" in offset:
             key = json.loads(offset.get("key") or "null")
             return Position(
@@ -193,6 +207,7 @@ def parse_offset(offset: Mapping[str, Any] | None) -> Position | None:
                 int(offset.get("table", 0)),
                 None if key is None else tuple(key),
                 resumed=resumed,
+                tables=tables,
             )
         xid = offset.get("txId")
         return Position(
@@ -201,6 +216,7 @@ def parse_offset(offset: Mapping[str, Any] | None) -> Position | None:
             records=int(offset.get("record", 0)),
             complete=bool(offset.get("complete", True)),
             resumed=resumed,
+            tables=tables,
         )
     except (KeyError, TypeError, ValueError) as error:
         raise OffsetError(

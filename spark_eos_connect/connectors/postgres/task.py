@@ -29,6 +29,7 @@ transaction's last record (and after each snapshot batch).
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Iterator, Sequence
@@ -152,6 +153,7 @@ class _OpenTransaction:
             records=self.made,
             complete=complete,
             resumed=self._resumed,
+            tables=self.task._tables_json,
         )
         return self.task._record(event, position)
 
@@ -169,6 +171,8 @@ class PostgresCdcSourceTask(SourceTask):
         self._tables: list[TableInfo] = []
         self._schemas: dict[str, TableSchemas] = {}
         self._index: dict[str, int] = {}
+        self._tables_json = "[]"
+        """The captured tables' names in their numbering, as every offset holds them."""
         self._relations: dict[int, TableSchemas | None] = {}
         self._shapes: dict[tuple[Any, ...], TableSchemas | None] = {}
         """Schemas by the (schema, table, columns) a Relation message gave: built once."""
@@ -229,15 +233,15 @@ class PostgresCdcSourceTask(SourceTask):
         self._peek_rows = READ_AHEAD * self._batch
         self._connection = db.connect(self._settings)
         db.check_server(self._connection)
-        self._tables = db.list_tables(self._connection, self._capture, via_root)
-        self._schemas = {t.qualified: self._table_schemas(t) for t in self._tables}
-        self._index = {t.qualified: i for i, t in enumerate(self._tables)}
+        committed = parse_offset(self.context.offset_storage_reader.offset(self._source_partition))
+        current = db.list_tables(self._connection, self._capture, via_root)
+        known = None if committed is None else committed.table_names()
+        new = self._set_tables(current, known, committed)
         publication_mode: str = config[options.PUBLICATION_AUTOCREATE_MODE]
         db.ensure_publication(
-            self._connection, self._publication, publication_mode, self._tables, via_root
+            self._connection, self._publication, publication_mode, current, via_root
         )
         self._check_published()
-        committed = parse_offset(self.context.offset_storage_reader.offset(self._source_partition))
         state = db.slot_state(self._connection, self._slot)
         if committed is None:
             self._start_over(state, mode)
@@ -263,9 +267,49 @@ class PostgresCdcSourceTask(SourceTask):
         if target is not None and target > self._slot_lsn:
             db.advance_slot(self._connection, self._slot, target)
             self._slot_lsn = target
-        if mode == options.SNAPSHOT_ALWAYS:
+        first = 0 if mode == options.SNAPSHOT_ALWAYS else None
+        if new and first is None:
+            first = self._index[new[0]]
+        if first is not None and mode not in (options.SNAPSHOT_NO_DATA, options.SNAPSHOT_NEVER):
+            if first:
+                log.info("tables captured for the first time get a snapshot: %s", ", ".join(new))
             self._consistent_point = committed.lsn
-            self._resume_snapshot(Position(committed.lsn, "true", 0, None))
+            self._resume_snapshot(Position(committed.lsn, "true", first, None))
+        elif new:
+            log.warning(
+                "tables captured for the first time are streamed without a snapshot "
+                "(snapshot.mode=%s): %s",
+                mode,
+                ", ".join(new),
+            )
+
+    def _set_tables(
+        self, current: list[TableInfo], known: list[str] | None, committed: Position | None
+    ) -> list[str]:
+        """Number the captured tables: those the committed offsets numbered keep their order,
+        tables captured for the first time come after them. Returns the latter's names."""
+        by_name = {t.qualified: t for t in current}
+        order = [name for name in known or [] if name in by_name]
+        gone = [name for name in known or [] if name not in by_name]
+        if gone and committed is not None and (committed.in_snapshot or committed.resumed):
+            raise db.CdcSetupError(
+                f"tables {', '.join(gone)} are no longer captured (dropped or filtered out) "
+                "while a snapshot that numbers them is unfinished: capture them again until "
+                "it is, or reset the connector's offsets"
+            )
+        new = [name for name in by_name if name not in order] if known is not None else []
+        self._tables, self._index, self._schemas = [], {}, {}
+        for name in [*order, *(n for n in by_name if n not in order)]:
+            self._register(by_name[name])
+        return new
+
+    def _register(self, table: TableInfo) -> TableSchemas:
+        """Capture `table` from now on, numbered after the others; its schemas."""
+        self._index[table.qualified] = len(self._tables)
+        self._tables.append(table)
+        schemas = self._schemas[table.qualified] = self._table_schemas(table)
+        self._tables_json = json.dumps([t.qualified for t in self._tables])
+        return schemas
 
     def _table_schemas(self, table: TableInfo) -> TableSchemas:
         excluded = frozenset(
@@ -396,6 +440,7 @@ class PostgresCdcSourceTask(SourceTask):
                 at_table,
                 key,
                 resumed=list(self._parts),
+                tables=self._tables_json,
             )
             records.append(self._record(schemas.event("r", None, after, source, now), position))
         if self._lookahead is None:
@@ -411,7 +456,9 @@ class PostgresCdcSourceTask(SourceTask):
         if reader is not None:
             reader.rollback()
             reader.close()
-        self._emitted = Position(self._consistent_point, "last", resumed=list(self._parts))
+        self._emitted = Position(
+            self._consistent_point, "last", resumed=list(self._parts), tables=self._tables_json
+        )
         log.info("snapshot done; streaming from %s", self._consistent_point)
 
     def _ask_commit(self, records: list[SourceRecord] | None) -> None:
@@ -593,7 +640,7 @@ class PostgresCdcSourceTask(SourceTask):
                 table = db.describe_relation(
                     self._connection, self._capture, relation.namespace, relation.name, shape
                 )
-                found = self._table_schemas(table)
+                found = self._register(table) if known is None else self._table_schemas(table)
                 log.info(
                     "%s %s: columns %s, key %s",
                     "new shape of" if known is not None else "capturing table",
