@@ -43,6 +43,9 @@ MESSAGE_KEY_COLUMNS: Final = "message.key.columns"
 PUBLICATION_AUTOCREATE_MODE: Final = "publication.autocreate.mode"
 PUBLISH_VIA_PARTITION_ROOT: Final = "publish.via.partition.root"
 SKIPPED_OPERATIONS: Final = "skipped.operations"
+HEARTBEAT_INTERVAL_MS: Final = "heartbeat.interval.ms"
+HEARTBEAT_ACTION_QUERY: Final = "heartbeat.action.query"
+HEARTBEAT_TOPIC_PREFIX: Final = "topic.heartbeat.prefix"
 
 SNAPSHOT_INITIAL: Final = "initial"
 SNAPSHOT_NO_DATA: Final = "no_data"
@@ -92,10 +95,6 @@ class ValidSubset:
 
 
 UNSUPPORTED: Final[dict[str, Unsupported]] = {
-    "heartbeat.interval.ms": Unsupported(
-        "0", "the slot is advanced past other tables' WAL whenever Kafka holds every record"
-    ),
-    "heartbeat.action.query": Unsupported("", "no heartbeats are emitted"),
     "provide.transaction.metadata": Unsupported("false", "no transaction topic is written"),
     "signal.data.collection": Unsupported("", "signals are not read"),
     "signal.enabled.channels": Unsupported("source", "signals are not read"),
@@ -270,6 +269,32 @@ CONFIG_DEF: Final = (
         importance="low",
         doc="Operations not emitted: `c` inserts, `u` updates, `d` deletes, `t` truncates "
         "(never emitted here), `none`.",
+    )
+    .define(
+        HEARTBEAT_INTERVAL_MS,
+        ConfigType.INT,
+        0,
+        Range.at_least(0),
+        importance="medium",
+        doc="While no captured change comes, a heartbeat record this often (0: never) on "
+        "`<topic.heartbeat.prefix>.<topic.prefix>`; its offset lets the slot move past the "
+        "WAL read so far once Kafka holds it.",
+    )
+    .define(
+        HEARTBEAT_ACTION_QUERY,
+        ConfigType.STRING,
+        "",
+        importance="low",
+        doc="A statement run on the database before each heartbeat (e.g. an update of a "
+        "captured table, so that a quiet database still gives changes).",
+    )
+    .define(
+        HEARTBEAT_TOPIC_PREFIX,
+        ConfigType.STRING,
+        "__debezium-heartbeat",
+        NonEmptyString(),
+        importance="low",
+        doc="The heartbeat topic's prefix.",
     )
     .define(
         SNAPSHOT_MODE,

@@ -44,6 +44,11 @@ from spark_eos_connect.connectors.postgres.envelope import (
     TableSchemas,
     snapshot_marker,
 )
+from spark_eos_connect.connectors.postgres.heartbeat import (
+    HEARTBEAT_KEY_SCHEMA,
+    HEARTBEAT_VALUE_SCHEMA,
+    Heartbeats,
+)
 from spark_eos_connect.connectors.postgres.pgoutput import (
     POSTGRES_EPOCH_US,
     UNCHANGED_TOAST,
@@ -226,6 +231,13 @@ class PostgresCdcSourceTask(SourceTask):
         self._fetch: int = config[options.SNAPSHOT_FETCH_SIZE]
         self._tombstones: bool = config[options.TOMBSTONES_ON_DELETE]
         self._capture = options.capture_filter(config)
+        self._heartbeats = Heartbeats(
+            config[options.HEARTBEAT_INTERVAL_MS],
+            f"{config[options.HEARTBEAT_TOPIC_PREFIX]}.{self._prefix}",
+            self._prefix,
+            _now_us() // 1000,
+        )
+        self._heartbeat_query: str = config[options.HEARTBEAT_ACTION_QUERY]
         self._skipped = options.skipped_operations(config)
         mode: str = config[options.SNAPSHOT_MODE]
         self._streams = mode != options.SNAPSHOT_INITIAL_ONLY
@@ -489,6 +501,8 @@ class PostgresCdcSourceTask(SourceTask):
                 if idle:  # and every transaction read before is in Kafka
                     self._idle_lsn = max(self._idle_lsn, flushed)
                     self._advance_past_idle()
+                if not records and self._heartbeats.due(_now_us() // 1000):
+                    records.append(self._heartbeat(max(self._cursor, flushed)))
                 break
             if self._peek_rows >= MAX_PEEK_ROWS:
                 break
@@ -496,6 +510,25 @@ class PostgresCdcSourceTask(SourceTask):
         if records:
             self._number(records)
         return records
+
+    def _heartbeat(self, read_to: int) -> SourceRecord:
+        """A heartbeat whose offset says every transaction ending at or before `read_to` was
+        read and emitted (all of them: the slot read found nothing more)."""
+        if self._heartbeat_query:
+            self._connection.execute(self._heartbeat_query)
+        now_ms = _now_us() // 1000
+        record = SourceRecord(
+            self._source_partition,
+            Position(read_to, tables=self._tables_json).offset(),
+            self._heartbeats.topic,
+            self._heartbeats.value(now_ms),
+            key=self._heartbeats.key(),
+            timestamp=now_ms,
+            key_schema=HEARTBEAT_KEY_SCHEMA,
+            value_schema=HEARTBEAT_VALUE_SCHEMA,
+        )
+        self._ask_commit([record])
+        return record
 
     def _nothing_in_flight(self) -> bool:
         """Whether Kafka committed every record polled so far."""

@@ -37,6 +37,32 @@ def transaction(connection: Any, n: int) -> None:
             connection.execute("UPDATE entries SET id = id + 1000000 WHERE id = %s", (n - 1,))
 
 
+LEDGER = (
+    "CREATE TABLE ledger (id int PRIMARY KEY, amount int) PARTITION BY RANGE (id)",
+    "CREATE TABLE ledger_1 PARTITION OF ledger FOR VALUES FROM (0) TO (100000)",
+)
+"""A partitioned table (captured with `publish.via.partition.root=true`)."""
+NEW_SHAPE = (
+    "ALTER TABLE entries ADD COLUMN tag text",
+    "UPDATE entries SET tag = 'v2:' || id WHERE id % 10 = 0",
+)
+"""A change of `entries`' shape, then changes in the new shape."""
+NEW_PARTITION = "CREATE TABLE ledger_2 PARTITION OF ledger FOR VALUES FROM (100000) TO (200000)"
+
+
+def ledger_changes(database: PostgresDatabase, numbers: Iterable[int]) -> None:
+    """A transaction per number: an insert into the ledger's partition of its id range
+    (`n + 100000` too once the second partition exists) and an update of an earlier row."""
+    with database.connect() as connection:
+        two = connection.execute("SELECT to_regclass('ledger_2') IS NOT NULL").fetchone()[0]
+        for n in numbers:
+            with connection.transaction():
+                connection.execute("INSERT INTO ledger VALUES (%s, %s)", (n, n))
+                if two:
+                    connection.execute("INSERT INTO ledger VALUES (%s, %s)", (n + 100000, n))
+                connection.execute("UPDATE ledger SET amount = amount + 1 WHERE id = %s", (n - 1,))
+
+
 def run_transactions(database: PostgresDatabase, numbers: Iterable[int]) -> None:
     """Run the numbered transactions one after the other."""
     with database.connect() as connection:
@@ -79,9 +105,11 @@ def events(records: Sequence[ConsumedRecord], topic: str) -> list[Event]:
 
 
 def _comparable(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A row with its nulls left out: a row last changed before a column was added has no
+    field for it in its event, and null in the table."""
     if row is None:
         return None
-    return {k: (float(v) if k == "balance" and v is not None else v) for k, v in row.items()}
+    return {k: (float(v) if k == "balance" else v) for k, v in row.items() if v is not None}
 
 
 def replay(stream: Sequence[Event]) -> dict[str, dict[str, Any]]:

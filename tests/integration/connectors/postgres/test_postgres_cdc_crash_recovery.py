@@ -3,7 +3,9 @@ while streaming, before and after a micro-batch's Kafka commit, with transaction
 between the runs and Spark's checkpoint lost each time, and a run loses its task host alone
 (SIGKILL after a Kafka commit, before the slot moved: Spark retries the task on a new host);
 every restart continues from the offsets committed to Kafka (the slot was never advanced past
-them), and read_committed finally sees every change exactly once, in commit order.
+them), and read_committed finally sees every change exactly once, in commit order. Between the
+runs one table changes shape (a column added, then changes in the new shape) and a partitioned
+table, captured as one (`publish.via.partition.root=true`), gains a partition that takes rows.
 
 `make test` runs the short form: two kills, one in the snapshot after a commit and one while
 streaming before a commit, with the host loss between them, so each kind of crash point (snapshot
@@ -21,10 +23,22 @@ from typing import Any
 
 import pytest
 
+from spark_eos_connect.kafka.clients import admin_client, ensure_topic
 from spark_eos_connect.testing.campaigns import full_run
 from spark_eos_connect.testing.postgres import PostgresDatabase
 
-from .cdc_checks import SCHEMA, Event, assert_topic_matches_table, events, ops, run_transactions
+from .cdc_checks import (
+    LEDGER,
+    NEW_PARTITION,
+    NEW_SHAPE,
+    SCHEMA,
+    Event,
+    assert_topic_matches_table,
+    events,
+    ledger_changes,
+    ops,
+    run_transactions,
+)
 from .test_postgres_cdc_source import (
     cdc_options,
     create_topics,
@@ -97,15 +111,22 @@ def test_killed_cdc_job_restarts_from_the_committed_lsn(
     unique_name: Callable[[str], str],
     tmp_path: Path,
 ) -> None:
-    postgres_db.execute(*SCHEMA)
+    postgres_db.execute(*SCHEMA, *LEDGER)
     run_transactions(postgres_db, range(1, 301))  # a snapshot over several micro-batches
+    ledger_changes(postgres_db, range(1, 31))
     name = unique_name("pgcrash")
     prefix = name.replace("-", "_")
     accounts, entries = create_topics(kafka_config, prefix)
-    options = {**cdc_options(postgres_db, prefix, name), "max.batch.size": "60"}
+    ledger = f"{prefix}.public.ledger"
+    ensure_topic(admin_client(kafka_config), ledger, partitions=1)
+    options = {
+        **cdc_options(postgres_db, prefix, name),
+        "max.batch.size": "60",
+        "publish.via.partition.root": "true",
+    }
     checkpoint = tmp_path / "checkpoint"
     args = job_args(options, bootstrap_servers, checkpoint)
-    seen: dict[str, int] = {accounts: 0, entries: 0}
+    seen: dict[str, int] = {accounts: 0, entries: 0, ledger: 0}
     next_transaction = 301
     plan = FULL_PLAN if full_run() else SHORT_PLAN
     for step, (fault, phase) in enumerate(plan):
@@ -115,7 +136,7 @@ def test_killed_cdc_job_restarts_from_the_committed_lsn(
         assert ended.returncode == (0 if fault == HOST_LOSS else -9), ended.stderr[-3000:]
         assert marker.read_text().strip() == fault
         # a kill before the commit leaves its transaction open until the next run fences it
-        committed = read_committed(accounts, entries, settled=fault.startswith("after"))
+        committed = read_committed(*seen, settled=fault.startswith("after"))
         now = {topic: events(committed, topic) for topic in seen}
         assert all(len(now[topic]) >= seen[topic] for topic in seen)
         if phase is not None:
@@ -127,16 +148,27 @@ def test_killed_cdc_job_restarts_from_the_committed_lsn(
         # last run, which keeps the checkpoint of the run before it
         count = 60 if step == len(plan) - 1 else 120
         run_transactions(postgres_db, range(next_transaction, next_transaction + count))
+        if step == 0:
+            postgres_db.execute(*NEW_SHAPE)
+        if step == 1:
+            postgres_db.execute(NEW_PARTITION)
+        ledger_changes(postgres_db, range(next_transaction, next_transaction + 20))
         next_transaction += count
     end = current_lsn(postgres_db)
 
     finished = run_job("source_to_kafka.py", *args)
 
     assert finished.returncode == 0, finished.stderr[-3000:]
-    records = read_committed(accounts, entries)
+    records = read_committed(*seen)
     account_events, entry_events = events(records, accounts), events(records, entries)
     assert_topic_matches_table(account_events, postgres_db, "accounts")
     assert_topic_matches_table(entry_events, postgres_db, "entries")
+    ledger_events = events(records, ledger)
+    assert_topic_matches_table(ledger_events, postgres_db, "ledger")
+    assert any(
+        e.value and e.value["after"] and e.value["after"]["id"] >= 100000 for e in ledger_events
+    )
+    assert any(e.value and (e.value["after"] or {}).get("tag") for e in entry_events)
     # the 300 rows before the slot, and rows inserted between the runs that a resumed
     # snapshot read (their inserts in the slot are then skipped)
     assert ops(account_events).get("r", 0) >= 300

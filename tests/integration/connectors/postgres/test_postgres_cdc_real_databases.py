@@ -503,3 +503,44 @@ def test_a_transaction_larger_than_max_batch_size_comes_in_bounded_polls_and_res
     assert ids == list(range(1, 1051))
     assert [r.source_offset["complete"] for r in rest].count(True) == 1
     assert rest[-1].source_offset["complete"] and source.transactions.should_commit_on(rest[-1])
+
+
+def test_heartbeats_run_their_action_query_and_let_the_slot_pass_quiet_wal(
+    postgres_db: PostgresDatabase, runner: Any
+) -> None:
+    postgres_db.execute(
+        "CREATE TABLE t (id int PRIMARY KEY)",
+        "CREATE TABLE beats (n int)",
+        "CREATE TABLE other (id int PRIMARY KEY)",
+    )
+    source = runner(
+        **{
+            "snapshot.mode": "no_data",
+            "table.include.list": r"public\.t",
+            "publication.autocreate.mode": "filtered",
+            "heartbeat.interval.ms": "1",
+            "heartbeat.action.query": "INSERT INTO beats VALUES (1)",
+        }
+    )
+    task = source.start()
+    postgres_db.execute("INSERT INTO other SELECT generate_series(1, 100)")  # not captured
+    with postgres_db.connect() as connection:
+        (written,) = connection.execute("SELECT pg_current_wal_lsn()::text").fetchone()
+    beat = task.poll()
+    assert [(r.topic, r.key.get("serverName") if r.key else None) for r in beat] == [
+        ("__debezium-heartbeat.shop", "shop")
+    ]
+    assert beat[0].value is not None and beat[0].value.get("ts_ms") > 0
+    assert source.transactions.should_commit_on(beat[0])
+    task.commit_record(beat[0], None)
+    task.commit()
+    with postgres_db.connect() as connection:
+        (count,) = connection.execute("SELECT count(*) FROM beats").fetchone()
+        (moved,) = connection.execute(
+            "SELECT confirmed_flush_lsn >= %s::pg_lsn FROM pg_replication_slots "
+            "WHERE slot_name = %s",
+            (written, source.config["slot.name"]),
+        ).fetchone()
+    assert count == 1 and moved
+    postgres_db.execute("INSERT INTO t VALUES (1)")
+    assert [op(r) for r in task.poll()] == ["c"]  # changes still come first

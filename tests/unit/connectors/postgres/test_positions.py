@@ -76,3 +76,14 @@ def test_a_resumed_part_skips_only_changes_its_snapshot_saw_of_rows_it_read() ->
     assert not skips_change([part], 0, ("11",), 99, 900, sortable)  # earlier table
     assert skips_change([part], 2, ("1",), 99, 900, sortable)  # later table: resumed part
     assert not skips_change([part], 2, ("1",), 99, 1000, sortable)  # committed after it
+
+
+def test_offsets_carry_the_captured_tables_in_their_numbering() -> None:
+    position = Position(7, "true", 1, (3,), tables='["public.a", "public.b"]')
+    parsed = parse_offset(position.offset())
+    assert parsed == position
+    assert parsed is not None and parsed.table_names() == ["public.a", "public.b"]
+    older = parse_offset({"lsn": 7, "txId": 1, "record": 1, "complete": True})
+    assert older is not None and older.table_names() is None
+    with pytest.raises(OffsetError):
+        parse_offset({"lsn": 7, "tables": '{"a": 1}'})

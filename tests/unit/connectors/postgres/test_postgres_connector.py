@@ -43,7 +43,7 @@ def test_missing_options_and_unknown_snapshot_modes_are_named() -> None:
 @pytest.mark.parametrize(
     ("option", "value"),
     [
-        ("heartbeat.interval.ms", "5000"),
+        ("snapshot.delay.ms", "5000"),
         ("provide.transaction.metadata", "true"),
         ("signal.data.collection", "public.signals"),
         ("slot.drop.on.stop", "true"),
@@ -55,7 +55,7 @@ def test_a_debezium_option_not_implemented_is_refused_by_name(option: str, value
 
 
 def test_a_debezium_option_at_its_default_is_accepted() -> None:
-    PostgresCdcSourceConnector().start({**PROPS, "heartbeat.interval.ms": "0"})
+    PostgresCdcSourceConnector().start({**PROPS, "snapshot.delay.ms": "0"})
 
 
 def test_clashing_filters_fail_the_connector_start() -> None:
