@@ -74,13 +74,16 @@ def load_types(connection: Any, oids: Iterable[int]) -> dict[int, PgType]:
             return built[oid]
         _, name, kind, category, element, base, modifier, labels = rows[oid]
         is_array = category == "A" and element is not None
+        parent = build(base) if base is not None and base in rows else None
+        if modifier == -1 and parent is not None and parent.kind == "d":
+            modifier = parent.base_modifier  # a domain over a domain keeps the inner modifier
         made = PgType(
             oid,
             name,
             kind,
             category,
             element=build(element) if is_array and element in rows else None,
-            base=build(base).resolved() if base is not None and base in rows else None,
+            base=parent.resolved() if parent is not None else None,
             base_modifier=modifier,
             labels=tuple(labels or ()),
         )
