@@ -46,6 +46,8 @@ SKIPPED_OPERATIONS: Final = "skipped.operations"
 HEARTBEAT_INTERVAL_MS: Final = "heartbeat.interval.ms"
 HEARTBEAT_ACTION_QUERY: Final = "heartbeat.action.query"
 HEARTBEAT_TOPIC_PREFIX: Final = "topic.heartbeat.prefix"
+PROVIDE_TRANSACTION_METADATA: Final = "provide.transaction.metadata"
+TRANSACTION_TOPIC: Final = "topic.transaction"
 
 SNAPSHOT_INITIAL: Final = "initial"
 SNAPSHOT_NO_DATA: Final = "no_data"
@@ -95,7 +97,6 @@ class ValidSubset:
 
 
 UNSUPPORTED: Final[dict[str, Unsupported]] = {
-    "provide.transaction.metadata": Unsupported("false", "no transaction topic is written"),
     "signal.data.collection": Unsupported("", "signals are not read"),
     "signal.enabled.channels": Unsupported("source", "signals are not read"),
     "incremental.snapshot.chunk.size": Unsupported("1024", "no incremental snapshots"),
@@ -295,6 +296,22 @@ CONFIG_DEF: Final = (
         NonEmptyString(),
         importance="low",
         doc="The heartbeat topic's prefix.",
+    )
+    .define(
+        PROVIDE_TRANSACTION_METADATA,
+        ConfigType.BOOLEAN,
+        False,
+        importance="low",
+        doc="Write a BEGIN and an END record per database transaction to "
+        "`<topic.prefix>.<topic.transaction>` and fill each event's `transaction` block.",
+    )
+    .define(
+        TRANSACTION_TOPIC,
+        ConfigType.STRING,
+        "transaction",
+        NonEmptyString(),
+        importance="low",
+        doc="The transaction metadata topic's name after `<topic.prefix>.`.",
     )
     .define(
         SNAPSHOT_MODE,

@@ -71,6 +71,7 @@ from spark_eos_connect.connectors.postgres.positions import (
     skips_change,
 )
 from spark_eos_connect.connectors.postgres.schemas import TableInfo, parse_value
+from spark_eos_connect.connectors.postgres.transaction_metadata import TransactionMetadata
 from spark_eos_connect.errors import DataError
 
 __all__ = ["PostgresCdcSourceTask"]
@@ -238,6 +239,9 @@ class PostgresCdcSourceTask(SourceTask):
             _now_us() // 1000,
         )
         self._heartbeat_query: str = config[options.HEARTBEAT_ACTION_QUERY]
+        self._transaction_topic: str | None = None
+        if config[options.PROVIDE_TRANSACTION_METADATA]:
+            self._transaction_topic = f"{self._prefix}.{config[options.TRANSACTION_TOPIC]}"
         self._skipped = options.skipped_operations(config)
         mode: str = config[options.SNAPSHOT_MODE]
         self._streams = mode != options.SNAPSHOT_INITIAL_ONLY
@@ -617,6 +621,9 @@ class PostgresCdcSourceTask(SourceTask):
         )
         now = _now_us()
         check_parts = bool(self._parts) and commit.commit_lsn < self._parts_until
+        metadata = None
+        if self._transaction_topic is not None:
+            metadata = TransactionMetadata(self._transaction_topic, begin.xid, commit_us // 1000)
         rows = self._buffer
         for at in range(start, end):
             change = decode(rows[at][1])
@@ -631,13 +638,22 @@ class PostgresCdcSourceTask(SourceTask):
             if check_parts and self._in_snapshot_part(schemas, change, begin, commit):
                 continue
             try:
-                yield from self._events(schemas, change, source, now)
+                events = self._events(schemas, change, source, now)
             except DataError as error:
                 raise DataError(
                     f"{error} (transaction {begin.xid}, commit LSN "
                     f"{format_lsn(commit.commit_lsn)}); nothing of it or after it is emitted: "
                     "fix the value or leave the table or column out of the capture"
                 ) from error
+            if metadata is not None:
+                if events and metadata.total == 0:
+                    yield metadata.begin()
+                for event in events:
+                    if event.value is not None:
+                        metadata.mark(event, schemas.table.qualified)
+            yield from events
+        if metadata is not None and metadata.total:
+            yield metadata.end()
 
     def _in_snapshot_part(
         self, schemas: TableSchemas, change: Insert | Update | Delete, begin: Begin, commit: Commit

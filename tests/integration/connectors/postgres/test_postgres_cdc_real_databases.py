@@ -544,3 +544,52 @@ def test_heartbeats_run_their_action_query_and_let_the_slot_pass_quiet_wal(
     assert count == 1 and moved
     postgres_db.execute("INSERT INTO t VALUES (1)")
     assert [op(r) for r in task.poll()] == ["c"]  # changes still come first
+
+
+def test_transaction_metadata_brackets_each_transaction_and_numbers_its_events(
+    postgres_db: PostgresDatabase, runner: Any
+) -> None:
+    postgres_db.execute(
+        "CREATE TABLE a (id int PRIMARY KEY)",
+        "CREATE TABLE b (id int PRIMARY KEY)",
+        "CREATE TABLE quiet (id int PRIMARY KEY)",
+    )
+    source = runner(
+        **{
+            "snapshot.mode": "no_data",
+            "provide.transaction.metadata": "true",
+            "table.exclude.list": r"public\.quiet",
+        }
+    )
+    source.start()
+    with postgres_db.connect() as connection:
+        with connection.transaction():
+            connection.execute("INSERT INTO a VALUES (1)")
+            connection.execute("INSERT INTO b VALUES (1)")
+            connection.execute("INSERT INTO a VALUES (2)")
+            (xid,) = connection.execute("SELECT txid_current()::text").fetchone()
+        connection.execute("INSERT INTO quiet VALUES (1)")  # no event: no BEGIN or END
+    records = source.drain()
+    assert [r.topic for r in records] == [
+        "shop.transaction",
+        "shop.public.a",
+        "shop.public.b",
+        "shop.public.a",
+        "shop.transaction",
+    ]
+    begin, end = records[0].value, records[-1].value
+    assert begin is not None and end is not None
+    assert (begin.get("status"), begin.get("id"), begin.get("event_count")) == ("BEGIN", xid, None)
+    assert (end.get("status"), end.get("id"), end.get("event_count")) == ("END", xid, 3)
+    counts = {c.get("data_collection"): c.get("event_count") for c in end.get("data_collections")}
+    assert counts == {"public.a": 2, "public.b": 1}
+    assert records[0].key is not None and records[0].key.get("id") == xid
+    blocks = [r.value.get("transaction") for r in records[1:-1] if r.value is not None]
+    assert [
+        (t.get("id"), t.get("total_order"), t.get("data_collection_order")) for t in blocks
+    ] == [
+        (xid, 1, 1),
+        (xid, 2, 1),
+        (xid, 3, 2),
+    ]
+    assert [r.source_offset["complete"] for r in records] == [False] * 4 + [True]
