@@ -15,6 +15,7 @@ from spark_eos_connect.api.config import (
 )
 from spark_eos_connect.connectors.postgres.database import ConnectionSettings
 from spark_eos_connect.connectors.postgres.filters import CaptureFilter
+from spark_eos_connect.connectors.postgres.value_options import define_value_options
 from spark_eos_connect.errors import ConfigError
 
 __all__ = ["CONFIG_DEF", "UNSUPPORTED", "capture_filter", "connection_settings"]
@@ -106,7 +107,9 @@ UNSUPPORTED: Final[dict[str, Unsupported]] = {
         "false", "the slot holds what Kafka has not committed; drop it with the operations page"
     ),
     "database.initial.statements": Unsupported("", "sessions run no extra statements"),
-    "include.unknown.datatypes": Unsupported("false", "every column type is mapped"),
+    "include.unknown.datatypes": Unsupported(
+        "false", "columns of a type Debezium has no schema for are left out, as by default"
+    ),
     "column.propagate.source.type": Unsupported("", "schemas carry no source type parameters"),
     "datatype.propagate.source.type": Unsupported("", "schemas carry no source type parameters"),
     "converters": Unsupported("", "custom value converters are not loaded"),
@@ -365,6 +368,8 @@ CONFIG_DEF: Final = (
     )
 )
 """Every option of PostgresCdcSource."""
+
+define_value_options(CONFIG_DEF)
 
 for _name, _refusal in UNSUPPORTED.items():
     CONFIG_DEF.define(

@@ -16,7 +16,7 @@ from typing import Any, Final
 from spark_eos_connect.connectors.postgres.filters import CaptureFilter
 from spark_eos_connect.connectors.postgres.pgoutput import parse_lsn
 from spark_eos_connect.connectors.postgres.schemas import ColumnInfo, TableInfo
-from spark_eos_connect.connectors.postgres.types import PgType, load_types
+from spark_eos_connect.connectors.postgres.types import load_types
 from spark_eos_connect.errors import ConfigError, EosConnectError
 
 __all__ = [
@@ -191,19 +191,12 @@ def _table_info(
             type_oid,
             modifier,
             optional.get(column, True),
-            _catalog_type(types.get(type_oid)),
+            types.get(type_oid),
         )
         for column, type_oid, modifier in listed
     )
     names = [column.name for column in columns]
     return TableInfo(schema, name, columns, _key_of(capture, schema, name, primary, names))
-
-
-def _catalog_type(found: PgType | None) -> PgType | None:
-    """The catalog's description where a column needs one (not a builtin base type)."""
-    if found is None or (found.kind == "b" and found.category != "A" and found.oid < 10000):
-        return None
-    return found
 
 
 def list_tables(connection: Any, capture: CaptureFilter, via_root: bool) -> list[TableInfo]:

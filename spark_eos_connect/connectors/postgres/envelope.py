@@ -17,14 +17,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from spark_eos_connect.api.data import Decimal, Schema, SchemaBuilder, Struct, Type
+from spark_eos_connect.api.data import Schema, SchemaBuilder, Struct
 from spark_eos_connect.connectors.postgres.pgoutput import UNCHANGED_TOAST
 from spark_eos_connect.connectors.postgres.schemas import (
     TableInfo,
+    captured,
     column_schema,
     parse_value,
     text_parser,
 )
+from spark_eos_connect.connectors.postgres.unavailable import missing_value, unavailable_value
+from spark_eos_connect.connectors.postgres.value_options import DEFAULT_SETTINGS, ValueSettings
 from spark_eos_connect.errors import DataError
 
 __all__ = [
@@ -43,30 +46,6 @@ CONNECTOR_VERSION: Final = "3.6.1.Final"
 
 UNAVAILABLE: Final = "__debezium_unavailable_value"
 """What Debezium puts in a text column whose TOASTed value an update did not send."""
-
-_ZEROS: Final[dict[Type, Any]] = {
-    Type.INT8: 0,
-    Type.INT16: 0,
-    Type.INT32: 0,
-    Type.INT64: 0,
-    Type.FLOAT32: 0.0,
-    Type.FLOAT64: 0.0,
-    Type.BOOLEAN: False,
-    Type.STRING: "",
-    Type.BYTES: b"",
-}
-
-
-def placeholder(schema: Schema) -> Any:
-    """A value for a required column the database did not send (Debezium fills these too)."""
-    if schema.optional:
-        return None
-    if schema.name == Decimal.LOGICAL_NAME:
-        import decimal
-
-        return decimal.Decimal(0)
-    return _ZEROS.get(schema.type)
-
 
 _SNAPSHOT_VALUES: Final = (
     "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental"
@@ -162,28 +141,19 @@ class ChangeEvent:
     timestamp_ms: int
 
 
-def unavailable(schema: Schema) -> Any:
-    """What Debezium puts for a TOASTed value an update did not send: its placeholder text,
-    as bytes in a bytes column, in a one-element list in an array of those; a required
-    column of another type takes its zero, an optional one null."""
-    if schema.type is Type.STRING:
-        return UNAVAILABLE
-    if schema.type is Type.BYTES and schema.name != Decimal.LOGICAL_NAME:
-        return UNAVAILABLE.encode()
-    if schema.type is Type.ARRAY and schema.value_schema is not None:
-        element = unavailable(schema.value_schema)
-        return None if element is None else [element]
-    return placeholder(schema)
-
-
 class TableSchemas:
     """The key, row and envelope schemas of one table under a topic prefix. A table without
     key columns has null keys; `excluded` columns are left out of its rows."""
 
     def __init__(
-        self, prefix: str, table: TableInfo, excluded: frozenset[str] = frozenset()
+        self,
+        prefix: str,
+        table: TableInfo,
+        excluded: frozenset[str] = frozenset(),
+        settings: ValueSettings = DEFAULT_SETTINGS,
     ) -> None:
         self.table = table
+        self._settings = settings
         self.topic = topic_name(prefix, table)
         columns = {column.name: column for column in table.columns}
         missing = [name for name in table.key if name not in columns]
@@ -199,21 +169,25 @@ class TableSchemas:
         if self._key_columns:
             key = SchemaBuilder.struct().name(f"{self.topic}.Key")
             for column, _ in self._key_columns:
-                key = key.field(column.name, column_schema(column))
+                key = key.field(column.name, column_schema(column, settings))
             self.key_schema = key.build()
-        kept = [(i, c) for i, c in enumerate(table.columns) if c.name not in excluded]
+        kept = [
+            (i, c)
+            for i, c in enumerate(table.columns)
+            if c.name not in excluded and captured(c, settings)
+        ]
         row = SchemaBuilder.struct().optional().name(f"{self.topic}.Value")
         for _, column in kept:
-            row = row.field(column.name, column_schema(column))
+            row = row.field(column.name, column_schema(column, settings))
         self.row_schema = row.build()
         self._width = len(table.columns)
         self._fills = [
             (
                 at,
                 column.name,
-                text_parser(column),
-                placeholder(field.schema),
-                unavailable(field.schema),
+                text_parser(column, settings),
+                missing_value(field.schema),
+                unavailable_value(column, field.schema, settings),
             )
             for (at, column), field in zip(kept, self.row_schema.fields, strict=True)
         ]
@@ -236,7 +210,7 @@ class TableSchemas:
 
     def key_values(self, row: Sequence[str | None]) -> tuple[Any, ...]:
         """The primary key of a row of text values (all columns, in table order)."""
-        return tuple(parse_value(column, row[i]) for column, i in self._key_columns)
+        return tuple(parse_value(column, row[i], self._settings) for column, i in self._key_columns)
 
     def row(self, values: Sequence[Any]) -> Struct:
         """A `Value` struct of a row of text values (all the table's columns, in order; a

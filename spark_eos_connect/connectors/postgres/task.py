@@ -72,6 +72,7 @@ from spark_eos_connect.connectors.postgres.positions import (
 )
 from spark_eos_connect.connectors.postgres.schemas import TableInfo, parse_value
 from spark_eos_connect.connectors.postgres.transaction_metadata import TransactionMetadata
+from spark_eos_connect.connectors.postgres.value_options import ValueSettings
 from spark_eos_connect.errors import DataError
 
 __all__ = ["PostgresCdcSourceTask"]
@@ -232,6 +233,7 @@ class PostgresCdcSourceTask(SourceTask):
         self._fetch: int = config[options.SNAPSHOT_FETCH_SIZE]
         self._tombstones: bool = config[options.TOMBSTONES_ON_DELETE]
         self._capture = options.capture_filter(config)
+        self._values = ValueSettings.from_config(config)
         self._heartbeats = Heartbeats(
             config[options.HEARTBEAT_INTERVAL_MS],
             f"{config[options.HEARTBEAT_TOPIC_PREFIX]}.{self._prefix}",
@@ -333,7 +335,7 @@ class PostgresCdcSourceTask(SourceTask):
             for c in table.columns
             if not self._capture.captures_column(table.schema, table.name, c.name)
         )
-        return TableSchemas(self._prefix, table, excluded)
+        return TableSchemas(self._prefix, table, excluded, self._values)
 
     def _check_published(self) -> None:
         """Fail unless the publication publishes every captured table: a table it leaves out

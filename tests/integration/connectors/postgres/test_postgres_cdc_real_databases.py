@@ -19,6 +19,7 @@ from spark_eos_connect.api.source import (
 )
 from spark_eos_connect.connectors.postgres.envelope import UNAVAILABLE
 from spark_eos_connect.connectors.postgres.task import PostgresCdcSourceTask
+from spark_eos_connect.errors import DataError
 from spark_eos_connect.testing.postgres import PostgresDatabase
 
 pytestmark = pytest.mark.integration
@@ -593,3 +594,30 @@ def test_transaction_metadata_brackets_each_transaction_and_numbers_its_events(
         (xid, 3, 2),
     ]
     assert [r.source_offset["complete"] for r in records] == [False] * 4 + [True]
+
+
+def test_a_value_that_cannot_be_represented_fails_naming_it_and_costs_no_change(
+    postgres_db: PostgresDatabase, runner: Any
+) -> None:
+    postgres_db.execute("CREATE TABLE t (id int PRIMARY KEY, amount numeric)")
+    source = runner(**{"snapshot.mode": "no_data"})
+    task = source.start()
+    postgres_db.execute("INSERT INTO t VALUES (1, 1.5)")
+    with postgres_db.connect() as connection, connection.transaction():
+        connection.execute("INSERT INTO t VALUES (2, 2)")
+        connection.execute("INSERT INTO t VALUES (3, 'NaN')")  # no Decimal holds NaN
+    with pytest.raises(DataError) as failure:
+        while task.poll():
+            pass
+    message = str(failure.value)
+    assert "table public.t" in message and "column amount" in message and "'NaN'" in message
+    assert "commit LSN" in message and "decimal.handling.mode" in message
+    source.stop()
+    fixed = runner(**{**source.config, "decimal.handling.mode": "string"})
+    fixed.offsets = source.offsets  # nothing was committed
+    fixed.start()
+    assert [(after(r)["id"], after(r)["amount"]) for r in fixed.drain()] == [
+        (1, "1.5"),
+        (2, "2"),
+        (3, "NAN"),  # Debezium's name for it in string mode
+    ]

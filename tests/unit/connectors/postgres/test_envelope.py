@@ -188,8 +188,9 @@ def test_snapshot_records_are_marked_as_debezium_marks_them(
         ("0", 0, b"\x00"),
         ("128", 0, b"\x00\x80"),
         ("-128", 0, b"\x80"),
-        ("-129.0", 1, b"\xfa\xf6"),
-        ("1.50", 2, b"\x00\x96"),
+        ("-129.0", 0, b"\xff\x7f"),  # Debezium strips trailing zeros (never below scale 0)
+        ("1.50", 1, b"\x0f"),
+        ("1200", 0, b"\x04\xb0"),
     ],
 )
 def test_a_numeric_without_scale_is_a_variable_scale_decimal(
@@ -212,6 +213,7 @@ def test_a_numeric_without_scale_is_a_variable_scale_decimal(
     )
 
 
-def test_a_numeric_without_scale_that_is_not_a_number_is_null() -> None:
-    assert parse_value(ColumnInfo("c", 1700), "NaN") is None
-    assert parse_value(ColumnInfo("c", 1700), "Infinity") is None
+def test_a_numeric_without_scale_that_is_not_a_number_fails_naming_the_way_out() -> None:
+    for text in ("NaN", "Infinity"):  # Debezium fails on these too in precise mode
+        with pytest.raises(DataError, match=rf"{text}.*decimal.handling.mode"):
+            parse_value(ColumnInfo("c", 1700), text)

@@ -64,5 +64,5 @@ def test_message_key_columns_give_keys_to_matching_tables() -> None:
 
 @pytest.mark.parametrize("text", ["public.logs", "public.logs:", ":id"])
 def test_a_malformed_message_key_columns_entry_is_named(text: str) -> None:
-    with pytest.raises(ConfigError, match="message.key.columns"):
+    with pytest.raises(ConfigError, match=r"message\.key\.columns"):
         parse_key_columns(text)

@@ -44,7 +44,7 @@ def test_missing_options_and_unknown_snapshot_modes_are_named() -> None:
     ("option", "value"),
     [
         ("snapshot.delay.ms", "5000"),
-        ("provide.transaction.metadata", "true"),
+        ("incremental.snapshot.chunk.size", "5000"),
         ("signal.data.collection", "public.signals"),
         ("slot.drop.on.stop", "true"),
     ],
