@@ -35,7 +35,14 @@ Generated from the config definitions; `make docs` refreshes it and a test fails
 Spark passes options case-insensitively, so `maxRecordsPerTrigger` and `maxrecordspertrigger` are
 the same option.
 """
-SHIPPED = ("FileStreamSource", "FileStreamSink", "Generator", "DeltaSink")
+SHIPPED = (
+    "FileStreamSource",
+    "FileStreamSink",
+    "Generator",
+    "DeltaSink",
+    "PostgresCdcSource",
+    "PostgresSink",
+)
 
 
 def connector_config_defs() -> list[tuple[str, ConfigDef]]:
