@@ -197,3 +197,34 @@ def test_the_postgres_to_kafka_to_delta_and_postgres_examples_mirror_the_table(
             "AND i.indisprimary"
         ).fetchall()
     assert key == [("id",)]
+
+
+def test_the_slot_removal_block_drops_the_connectors_slot_and_publication(
+    postgres_db: PostgresDatabase, unique_name: Callable[[str], str]
+) -> None:
+    from spark_eos_connect.api.source import InMemoryOffsetStorageReader, SourceTaskContext
+    from spark_eos_connect.connectors.postgres.task import PostgresCdcSourceTask
+
+    postgres_db.execute("CREATE TABLE orders (id int PRIMARY KEY)")
+    slot = unique_name("slot").replace("-", "_")
+    config = {
+        "database.hostname": postgres_db.host,
+        "database.port": str(postgres_db.port),
+        "database.user": postgres_db.user,
+        "database.password": postgres_db.password,
+        "database.dbname": postgres_db.dbname,
+        "topic.prefix": "shop",
+        "slot.name": slot,
+    }
+    task = PostgresCdcSourceTask()
+    task.initialize(SourceTaskContext(config, InMemoryOffsetStorageReader()))
+    task.start(config)
+    task.stop()
+    (sql,) = re.findall(r"```sql\n(.*?)```", PAGE.read_text(), re.DOTALL)
+    postgres_db.execute(*[s for s in sql.replace("shop_cdc", slot).split(";") if s.strip()])
+    with postgres_db.connect() as connection:
+        slots = connection.execute(
+            "SELECT count(*) FROM pg_replication_slots WHERE slot_name = %s", (slot,)
+        ).fetchone()
+        publications = connection.execute("SELECT count(*) FROM pg_publication").fetchone()
+    assert slots == (0,) and publications == (0,)
