@@ -186,17 +186,34 @@ def _admin(action: Callable[[Herder, argparse.Namespace], Any]) -> Callable[...,
     return run
 
 
-def _read_offsets_body(args: argparse.Namespace) -> Any:
+def _read_json(args: argparse.Namespace, inline: str | None, subject: str) -> Any:
+    """The JSON given inline or in `--file` (``-``: standard input); a 400 when malformed."""
     from spark_eos_connect.herder import BadRequestError
 
     if args.file is not None:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
     else:
-        text = args.offsets
+        text = inline or ""
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise BadRequestError(f"The offsets are not valid JSON: {error}") from error
+        raise BadRequestError(f"{subject} not valid JSON: {error}") from error
+
+
+def _read_offsets_body(args: argparse.Namespace) -> Any:
+    return _read_json(args, args.offsets, "The offsets are")
+
+
+def _create(herder: Herder, args: argparse.Namespace) -> dict[str, Any]:
+    """`eosconnect create`: as ``POST /connectors``; the 201 body."""
+    config = _read_json(args, args.config, "The config is")
+    return herder.create(args.name, config, args.initial_state)
+
+
+def _target_answer(herder: Herder, name: str, target: str) -> dict[str, Any]:
+    """What pause, resume and stop print: the target state written and the connector's status
+    as `status` shows it now (a running query follows within a second)."""
+    return {"name": name, "target_state": target, "connector": herder.status(name)["connector"]}
 
 
 def _rest_tls(args: argparse.Namespace) -> TlsFiles | None:
@@ -377,21 +394,25 @@ def _add_admin_commands(commands: Any) -> None:
             "stop",
             "stop a connector: no tasks, no writes (idempotent)",
             "Write an empty task set and the STOPPED target state; running queries stop its "
-            "tasks. Offsets can be altered or reset only while a connector is stopped.",
-            lambda h, a: (h.stop(a.name), {"name": a.name, "target_state": "STOPPED"})[1],
+            "tasks. Offsets can be altered or reset only while a connector is stopped. Prints "
+            "the target state and the connector's status as `status` shows it.",
+            lambda h, a: (h.stop(a.name), _target_answer(h, a.name, "STOPPED"))[1],
         ),
         (
             "pause",
             "pause a connector",
             "Write the PAUSED target state; the connector's tasks stop processing but keep "
-            "their configs.",
-            lambda h, a: (h.pause(a.name), {"name": a.name, "target_state": "PAUSED"})[1],
+            "their configs. Without a running query the status becomes PAUSED. Prints the "
+            "target state and the connector's status as `status` shows it.",
+            lambda h, a: (h.pause(a.name), _target_answer(h, a.name, "PAUSED"))[1],
         ),
         (
             "resume",
             "resume a paused or stopped connector",
-            "Write the STARTED target state; the running query brings the tasks back.",
-            lambda h, a: (h.resume(a.name), {"name": a.name, "target_state": "STARTED"})[1],
+            "Write the STARTED target state; the running query brings the tasks back. Without "
+            "one the status becomes UNASSIGNED, its trace saying how to start a query. Prints "
+            "the target state and the connector's status as `status` shows it.",
+            lambda h, a: (h.resume(a.name), _target_answer(h, a.name, "STARTED"))[1],
         ),
         (
             "delete",
@@ -408,6 +429,7 @@ def _add_admin_commands(commands: Any) -> None:
         parser.add_argument("name", help="the connector's name")
         parser.set_defaults(handler=_admin(action))
 
+    _add_create_command(command)
     offsets = commands.add_parser(
         "offsets",
         help="show, alter or reset a connector's offsets",
@@ -436,6 +458,28 @@ def _add_admin_commands(commands: Any) -> None:
         parser.add_argument("name", help="the connector's name")
         _add_cluster_options(parser)
         parser.set_defaults(handler=_admin(action))
+
+
+def _add_create_command(command: Callable[[str, str, str], argparse.ArgumentParser]) -> None:
+    create = command(
+        "create",
+        "define a connector, as POST /connectors (a Spark query runs it)",
+        "Write a connector's config (and, with --initial-state, its target state) to the config "
+        "topic, as POST /connectors does, and print the same 201 body: the connector's info "
+        "and its status. Nothing runs it until a Spark query with option name=NAME starts; "
+        "until then its status says so.",
+    )
+    create.add_argument("name", help="the connector's name")
+    body = create.add_mutually_exclusive_group(required=True)
+    body.add_argument("--config", help="the config, a JSON object of options")
+    body.add_argument("--file", help="a file holding the config ('-' for standard input)")
+    create.add_argument(
+        "--initial-state",
+        choices=["RUNNING", "PAUSED", "STOPPED"],
+        default=None,
+        help="the target state to create it in (KIP-980; default: RUNNING)",
+    )
+    create.set_defaults(handler=_admin(_create))
 
 
 def build_parser() -> argparse.ArgumentParser:

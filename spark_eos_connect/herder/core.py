@@ -59,6 +59,12 @@ from spark_eos_connect.herder.source_offsets import (
 )
 from spark_eos_connect.herder.stores import HerderStores
 from spark_eos_connect.herder.text import check_unicode
+from spark_eos_connect.herder.without_query import (
+    herder_reports,
+    offsets_modifiable,
+    shown_status,
+    status_without_query,
+)
 from spark_eos_connect.kafka.clients import kafka_client_config
 from spark_eos_connect.ports import (
     ConfigReadTimeoutError,
@@ -254,15 +260,42 @@ class Herder:
             return task_infos(name, shown)
 
     def status(self, name: str) -> dict[str, Any]:
-        """``ConnectorStateInfo`` from the status topic; a STOPPED connector lists no tasks."""
+        """``ConnectorStateInfo`` from the status topic; a STOPPED connector lists no tasks.
+
+        The connector shows STOPPED exactly when its offsets can be altered or reset, and says
+        so in `trace` when no Spark query runs it (`without_query.shown_status`).
+        """
         with self._lock:
             snapshot = self._snapshot()
             config = self._config(snapshot, name)
             statuses = self.statuses.read_to_end(self.timeout_s)
             stopped = snapshot.target_state(name) is TargetState.STOPPED
             connector, tasks = self._seen_now(statuses, name)
+            shown = self._shown(snapshot, name, connector)
             tasks = {} if stopped else tasks
-            return connector_state(name, connector, tasks, self.plugins.kind_of(config))
+            return connector_state(name, shown, tasks, self.plugins.kind_of(config))
+
+    def _shown(
+        self, snapshot: ClusterConfigSnapshot, name: str, record: StatusRecord | None
+    ) -> StatusRecord:
+        """The connector's status as views show it (`without_query.shown_status`)."""
+        target = snapshot.target_state(name) or TargetState.STARTED
+        committed = snapshot.committed_task_count(name)
+        return shown_status(name, record, target, committed, self.settings.worker_id)
+
+    def _report_without_query(
+        self, snapshot: ClusterConfigSnapshot, name: str, target: TargetState
+    ) -> StatusRecord | None:
+        """After `target` was written: the status it implies when no query runs the connector
+        (`without_query.herder_reports`), written; returns the connector's status now."""
+        record = self._seen_now(self.statuses.read_to_end(self.timeout_s), name)[0]
+        if not herder_reports(record, target, self.settings.worker_id):
+            return record
+        own = status_without_query(name, target, self.settings.worker_id, snapshot.generation(name))
+        self.statuses.put_connector_status(
+            name, own.state, own.worker_id, own.generation, own.trace
+        )
+        return own
 
     def _seen_now(
         self, statuses: StatusSnapshot, name: str
@@ -334,11 +367,7 @@ class Herder:
             if target is not None:
                 leader.put_target_state(name, target)
             leader.put_connector_config(name, props)
-            if target is TargetState.STOPPED:  # no query runs it: the herder reports the state
-                self.statuses.put_connector_status(
-                    name, StatusState.STOPPED, self.settings.worker_id, 0
-                )
-            return self._written_info(snapshot, name, props)
+            return self._created_info(snapshot, name, props, target or TargetState.STARTED)
 
         info = self._write(action)
         self._log_config(name, props)
@@ -359,7 +388,9 @@ class Herder:
             if stored is not None and stored != props:
                 self._refuse_if_owned(name)
             leader.put_connector_config(name, props)
-            return stored is None, self._written_info(snapshot, name, props)
+            if stored is None:
+                return True, self._created_info(snapshot, name, props, TargetState.STARTED)
+            return False, self._written_info(snapshot, name, props)
 
         created, info = self._write(action)
         self._log_config(name, props)
@@ -372,6 +403,20 @@ class Herder:
         tasks = len(snapshot.task_configs(name))
         shown = masked(props, self.plugins.definitions(props))
         return connector_info(name, shown, tasks, self.plugins.kind_of(props))
+
+    def _created_info(
+        self,
+        snapshot: ClusterConfigSnapshot,
+        name: str,
+        props: Mapping[str, str | None],
+        target: TargetState,
+    ) -> dict[str, Any]:
+        """The 201 body: the info, plus ``status``, the connector's status as ``GET .../status``
+        shows it (saying when no query runs the connector and how to start one)."""
+        record = self._report_without_query(snapshot, name, target)
+        committed = snapshot.committed_task_count(name)
+        shown = shown_status(name, record, target, committed, self.settings.worker_id)
+        return {**self._written_info(snapshot, name, props), "status": state_entry(shown)}
 
     def _checked_config(self, name: str, config: object) -> dict[str, str | None]:
         props = _config_strings(config)
@@ -416,17 +461,20 @@ class Herder:
             self.statuses.delete_connector_status(name)
 
     def pause(self, name: str) -> None:
-        """``PUT .../pause``: target state PAUSED (also for a stopped connector)."""
+        """``PUT .../pause``: target state PAUSED (also for a stopped connector); without a
+        running query the status becomes PAUSED (`without_query`)."""
         self._set_target(name, TargetState.PAUSED)
 
     def resume(self, name: str) -> None:
-        """``PUT .../resume``: target state STARTED; the running query brings tasks back."""
+        """``PUT .../resume``: target state STARTED; the running query brings tasks back;
+        without one the status becomes UNASSIGNED, saying so (`without_query`)."""
         self._set_target(name, TargetState.STARTED)
 
     def _set_target(self, name: str, state: TargetState) -> None:
         def action(snapshot: ClusterConfigSnapshot, leader: ConfigWriter) -> None:
             self._config(snapshot, name)
             leader.put_target_state(name, state)
+            self._report_without_query(snapshot, name, state)
 
         self._write(action)
 
@@ -550,8 +598,8 @@ class Herder:
     def _modifiable(self, name: str) -> tuple[ClusterConfigSnapshot, dict[str, str | None]]:
         snapshot = self._snapshot()
         config = self._config(snapshot, name)
-        stopped = snapshot.target_state(name) is TargetState.STOPPED
-        if not stopped or (snapshot.committed_task_count(name) or 0) != 0:
+        target = snapshot.target_state(name)
+        if not offsets_modifiable(target, snapshot.committed_task_count(name)):
             raise BadRequestError(
                 "Connectors must be in the STOPPED state before their offsets can be modified. "
                 "This can be done for the specified connector by issuing a 'PUT' request to the "

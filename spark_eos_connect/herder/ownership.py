@@ -11,11 +11,10 @@ a herder, in any state but UNASSIGNED (which a query writes when it stops).
 
 from __future__ import annotations
 
-from typing import Final
-
 from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
+from spark_eos_connect.runtime.liveness import HERDER_WORKER_SUFFIX
 
-HERDER_WORKER_SUFFIX: Final = ":eosconnect-herder"
+__all__ = ["HERDER_WORKER_SUFFIX", "is_herder", "owned_config_message", "query_owner"]
 
 
 def is_herder(worker_id: str, herder_worker_id: str) -> bool:

@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Final
 
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
@@ -34,6 +35,9 @@ HEARTBEAT_S = 5.0
 LIVENESS_S = 15.0
 """How old an owner's last status may be before it counts as gone (three heartbeats)."""
 OWNING_STATES = (StatusState.RUNNING, StatusState.PAUSED)
+HERDER_WORKER_SUFFIX: Final = ":eosconnect-herder"
+"""The end of a herder's default worker id: the statuses a herder (REST API, CLI) writes for a
+connector no query runs (PAUSED among them) are no driver's claim."""
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +65,11 @@ class Owner:
 
 
 def other_owner(status: StatusRecord | None, written_at_ms: int | None, me: str) -> Owner | None:
-    """The driver other than `me` that holds the connector (RUNNING or PAUSED), or None."""
+    """The driver other than `me` that holds the connector (RUNNING or PAUSED), or None; a
+    herder's status is no driver's."""
     if status is None or status.state not in OWNING_STATES or status.worker_id == me:
+        return None
+    if status.worker_id.endswith(HERDER_WORKER_SUFFIX):
         return None
     return Owner(status.worker_id, status.state, written_at_ms)
 

@@ -5,9 +5,9 @@ a Spark query runs; status codes and body shapes must match.
 Differences on purpose, asserted as such: the project answers 400 where Connect answers 500
 for a malformed offsets body or offsets the connector rejects (Connect's Jackson and connector
 exceptions end as 500s); a connector no query runs is UNASSIGNED here (the query is the
-worker) where a Connect worker runs it; the project's FileStreamSource needs `file` (no
-standard input); and Connect's states carry KIP-891's `version`, which the project's status
-records do not hold.
+worker) where a Connect worker runs it, its trace and the 201 body's added `status` saying so;
+the project's FileStreamSource needs `file` (no standard input); and Connect's states carry
+KIP-891's `version`, which the project's status records do not hold.
 """
 
 from __future__ import annotations
@@ -107,8 +107,12 @@ def test_lifecycle_and_offsets_of_a_running_file_source(
     cleanup.append(name)
     base = f"/connectors/{name}"
 
-    created = pair.send("POST", "/connectors", {"name": name, "config": config})
-    created.same_status(201).same_body()  # {"name","config","tasks":[],"type":"source"}
+    created = pair.send("POST", "/connectors", {"name": name, "config": config}).same_status(201)
+    info = dict(created.project.body)
+    no_query = info.pop("status")  # the project's one addition: no query runs it yet
+    assert created.connect.body == info, created.report("bodies differ beyond `status`")
+    assert no_query["state"] == "UNASSIGNED", created.report("")
+    assert no_query["trace"].startswith(f"No Spark query runs connector {name}")
     pair.send("POST", "/connectors", {"name": name, "config": config}).is_error(409, 409)
     query = run_source({"name": name, **config, **project.worker_options()}, once=False)
 
@@ -278,7 +282,8 @@ def test_a_connector_no_query_runs_is_unassigned_here(
     pair: Pair, connector: tuple[str, dict[str, str]], cleanup: list[str]
 ) -> None:
     """A Connect worker runs what is created; here a Spark query is the worker, so until one
-    runs the connector its status is UNASSIGNED with no tasks, in Connect's shape."""
+    runs the connector its status is UNASSIGNED with no tasks, in Connect's shape, its trace
+    saying that no query runs it."""
     name, config = connector
     cleanup.append(name)
     pair.send("POST", "/connectors", {"name": name, "config": config}).same_status(201)
@@ -287,7 +292,8 @@ def test_a_connector_no_query_runs_is_unassigned_here(
     exchange = pair.send("GET", f"/connectors/{name}/status").same_status(200)
     assert states(exchange.project.body) == ("UNASSIGNED", []), exchange.report("")
     unassigned = exchange.project.body["connector"]
-    assert unassigned == {"state": "UNASSIGNED", "worker_id": None}
+    assert unassigned["state"] == "UNASSIGNED"
+    assert unassigned["trace"].startswith(f"No Spark query runs connector {name}")
     assert set(exchange.connect.body) == set(exchange.project.body), exchange.report("")
     assert set(exchange.connect.body["connector"]) >= CONNECT_ONLY_KEYS
 

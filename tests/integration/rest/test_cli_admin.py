@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
+import socket
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -61,7 +65,11 @@ def test_admin_commands_drive_a_connector(
     assert herder.configs.read_to_end().target_state(name) is TargetState.PAUSED
     stopped = eosconnect("stop", name)
     assert stopped.returncode == 0
-    assert json.loads(stopped.stdout) == {"name": name, "target_state": "STOPPED"}
+    assert json.loads(stopped.stdout) == {
+        "name": name,
+        "target_state": "STOPPED",
+        "connector": {"state": "STOPPED", "worker_id": f"{socket.gethostname()}:eosconnect-herder"},
+    }
     status = json.loads(eosconnect("status", name).stdout)
     assert status["connector"]["state"] == "STOPPED"
     assert status["tasks"] == []
@@ -120,3 +128,45 @@ def test_an_unknown_connector_points_to_the_list_of_connectors(
         "(HTTP 404); eosconnect connectors lists the connectors there are"
     ), done.stderr
     assert "no-such-connector" in done.stderr
+
+
+def _docs_block(first: str) -> list[str]:
+    """The command lines of the fenced bash block of docs/rest-and-cli.md starting `first`."""
+    page = (Path(__file__).resolve().parents[3] / "docs" / "rest-and-cli.md").read_text()
+    block = re.search(r"```bash\n(" + re.escape(first) + r".*?)```", page, re.DOTALL)
+    assert block is not None, f"docs/rest-and-cli.md lost its block starting {first!r}"
+    return [line for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_define_then_start_block_and_the_states_it_shows(
+    eosconnect: Callable[..., subprocess.CompletedProcess[str]],
+    unique_name: Callable[[str], str],
+) -> None:
+    """Issue 47 through the CLI: the docs' define-then-start block as written (its connector
+    renamed); create and status say no query runs the connector; each action prints the state
+    `status` shows; offsets reset is refused until it shows STOPPED."""
+    name = unique_name("orders-generator")
+    outputs = []
+    for line in _docs_block("eosconnect create orders-generator"):
+        words = shlex.split(line.replace("orders-generator", name), comments=True)
+        done = eosconnect(*words[1:])
+        assert done.returncode == 0, (line, done.stderr)
+        outputs.append(json.loads(done.stdout))
+    created, status = outputs
+    assert created["status"] == status["connector"]
+    assert status["connector"]["state"] == "UNASSIGNED"
+    assert status["connector"]["trace"].startswith(f"No Spark query runs connector {name}")
+
+    paused = eosconnect("pause", name)
+    assert paused.returncode == 0, paused.stderr
+    answer = json.loads(paused.stdout)
+    assert (answer["target_state"], answer["connector"]["state"]) == ("PAUSED", "PAUSED")
+    assert json.loads(eosconnect("status", name).stdout)["connector"] == answer["connector"]
+    refused = eosconnect("offsets", "reset", name)
+    assert refused.returncode == 1
+    assert "must be in the STOPPED state" in refused.stderr and "(HTTP 400)" in refused.stderr
+
+    assert json.loads(eosconnect("stop", name).stdout)["connector"]["state"] == "STOPPED"
+    assert eosconnect("offsets", "reset", name).returncode == 0
+    resumed = json.loads(eosconnect("resume", name).stdout)
+    assert (resumed["target_state"], resumed["connector"]["state"]) == ("STARTED", "UNASSIGNED")

@@ -130,3 +130,41 @@ def test_herder_writes_survive_a_newer_leader(
     assert other.fenced is False  # it only learns on its next write
     with pytest.raises(LeaderFencedError):
         other.put_target_state(name, "PAUSED")
+
+
+def test_a_connector_no_query_runs_shows_each_action_in_its_status(
+    client: TestClient, unique_name: Callable[[str], str]
+) -> None:
+    """Issue 47: created through REST with no query, the connector says so (status and 201
+    body); pause, resume and stop move the status it shows; PATCH and DELETE of the offsets
+    are accepted exactly when it shows STOPPED, GET always."""
+    name = unique_name("src")
+    config = {"connector.class": "FileStreamSource", "file": "/tmp/in.txt", "topic": "t"}
+    created = client.post("/connectors", json={"name": name, "config": config})
+    assert created.status_code == 201, created.text
+    connector = client.get(f"/connectors/{name}/status").json()["connector"]
+    assert created.json()["status"] == connector
+    assert connector["state"] == "UNASSIGNED"
+    assert connector["trace"].startswith(f"No Spark query runs connector {name}")
+    offsets = f"/connectors/{name}/offsets"
+    body = {"offsets": [{"partition": {"filename": "/tmp/in.txt"}, "offset": {"position": 3}}]}
+
+    for action, state, method in [
+        ("pause", "PAUSED", "put"),
+        ("resume", "UNASSIGNED", "put"),
+        ("stop", "STOPPED", "put"),
+        ("resume", "UNASSIGNED", "put"),
+        ("stop", "STOPPED", "put"),
+        ("pause", "PAUSED", "put"),
+    ]:
+        answered = getattr(client, method)(f"/connectors/{name}/{action}")
+        assert answered.status_code == (204 if action == "stop" else 202)
+        shown = client.get(f"/connectors/{name}/status").json()["connector"]
+        assert shown["state"] == state, action
+        assert ("trace" in shown) is (state != "STOPPED"), action
+        expected = 200 if state == "STOPPED" else 400
+        patched, deleted = client.patch(offsets, json=body), client.delete(offsets)
+        assert (patched.status_code, deleted.status_code) == (expected, expected), action
+        assert client.get(offsets).status_code == 200
+        if expected == 400:
+            assert patched.json()["message"].startswith("Connectors must be in the STOPPED state")

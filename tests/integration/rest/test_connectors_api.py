@@ -29,12 +29,16 @@ def test_create_list_get_and_config(
     assert created.status_code == 201
     assert created.headers["location"] == f"/connectors/{name}"
     expected_config = {**SOURCE, "tasks.max": "1", "name": name}
-    assert created.json() == {
+    body = created.json()
+    assert body == {
         "name": name,
         "config": expected_config,
         "tasks": [],
         "type": "source",
+        "status": body["status"],  # no query runs it yet, and the 201 body says so
     }
+    assert body["status"]["state"] == "UNASSIGNED"
+    assert body["status"]["trace"].startswith(f"No Spark query runs connector {name}")
 
     assert client.get("/connectors").json() == [name]
     assert client.get(f"/connectors/{name}").json()["config"] == expected_config

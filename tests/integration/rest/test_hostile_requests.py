@@ -254,7 +254,9 @@ def test_a_put_answers_what_it_wrote_even_when_a_delete_follows_at_once(
         client = TestClient(create_app(herder))
         created = client.put("/connectors/raced/config", json=C)
         assert created.status_code == 201, created.text
-        assert created.json() == {
+        answered = created.json()
+        assert answered.pop("status")["state"] == "UNASSIGNED"  # no query runs it (issue 47)
+        assert answered == {
             "name": "raced",
             "config": {**C, "name": "raced"},
             "tasks": [],

@@ -26,6 +26,14 @@ def test_only_another_driver_running_or_pausing_the_connector_owns_it() -> None:
     assert other_owner(None, None, "h:2") is None
 
 
+def test_a_status_a_herder_wrote_is_no_drivers_claim() -> None:
+    """The REST API's herder writes PAUSED for a connector no query runs: a query starting it
+    must not wait for that status to lapse."""
+    paused = StatusRecord(StatusState.PAUSED, "h:eosconnect-herder", 0, "No Spark query runs")
+
+    assert other_owner(paused, 1000, "h:2") is None
+
+
 def test_an_owner_lapses_after_the_liveness_bound() -> None:
     owner = Owner("h:1", StatusState.RUNNING, 10_000)
 
