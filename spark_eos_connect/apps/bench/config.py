@@ -45,6 +45,10 @@ CONNECT_FIRST = "Kafka Connect worker, config PUT"
 PG_ALOS_UPSERT = "at-least-once upsert (executemany)"
 PG_SINK_INSERT = "PostgresSink insert, exactly once"
 PG_SINK_UPSERT = "PostgresSink upsert, exactly once"
+CDC_EOS_SNAPSHOT = "eosconnect snapshot"
+CDC_DEBEZIUM_SNAPSHOT = "Debezium on Connect EOS worker, snapshot"
+CDC_EOS_STREAMING = "eosconnect streaming"
+CDC_DEBEZIUM_STREAMING = "Debezium on Connect EOS worker, streaming"
 
 
 def connect_sink(tasks: int) -> str:
@@ -73,6 +77,8 @@ PEERS: dict[tuple[str, str], str] = {
     (CONVERTERS, "AvroConverter, sink path"): "JsonConverter, sink path",
     (POSTGRES, PG_SINK_INSERT): PG_ALOS_UPSERT,
     (POSTGRES, PG_SINK_UPSERT): PG_ALOS_UPSERT,
+    (POSTGRES_CDC, CDC_EOS_SNAPSHOT): CDC_DEBEZIUM_SNAPSHOT,
+    (POSTGRES_CDC, CDC_EOS_STREAMING): CDC_DEBEZIUM_STREAMING,
 }
 """(work, mode) -> the mode of the same work it is compared with."""
 

@@ -62,11 +62,14 @@ def file_sink_config(topic: str, path: Path, tasks: int) -> dict[str, str]:
 
 @contextlib.contextmanager
 def running_worker(
-    kafka: Mapping[str, Any], name: str, work_dir: Path
+    kafka: Mapping[str, Any],
+    name: str,
+    work_dir: Path,
+    extra: Mapping[str, str] | None = None,
 ) -> Iterator[tuple[ConnectWorker, float]]:
     """A started worker and its start-up time (from the JVM's start until the REST API
-    lists connectors); stopped on exit."""
-    worker = ConnectWorker(kafka["bootstrap.servers"], name, work_dir)
+    lists connectors); stopped on exit. `extra` adds worker properties (`plugin.path`)."""
+    worker = ConnectWorker(kafka["bootstrap.servers"], name, work_dir, extra=extra)
     started = time.monotonic()
     with worker:
         yield worker, time.monotonic() - started

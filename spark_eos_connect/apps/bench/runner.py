@@ -389,9 +389,15 @@ def run_with_spark(run: Run, spark: Any, lines: Path | None, sink_topic: str | N
             run.sink_mode(eosconnect_sink(tasks), measure)
     if POSTGRES_CDC in c.works:
         from spark_eos_connect.apps.bench.postgres_cdc import run_postgres_cdc
+        from spark_eos_connect.apps.bench.postgres_cdc_peer import run_side_by_side
 
         cdc = partial(run_postgres_cdc, spark, c.records, c.value_size, run.kafka)
         run.guarded(POSTGRES_CDC, "slot alone, eosconnect exactly-once", cdc)
+        peer = partial(
+            run_side_by_side,
+            spark, c.records, c.value_size, run.kafka, run.folder / "cdc-peer", run.log,
+        )  # fmt: skip
+        run.guarded(POSTGRES_CDC, "eosconnect and Debezium: snapshot, streaming", peer)
     if READER in c.works and sink_topic is not None:
 
         def readers() -> tuple[list[ModeResult], list[Verification]]:
