@@ -434,14 +434,17 @@ def _built(schema: Schema | SchemaBuilder) -> Schema:
 
 
 class Struct:
-    """A structured value: one value per field of its STRUCT schema, checked on `put`."""
+    """A structured value: one value per field of its STRUCT schema, checked on `put`. A
+    struct checked whole (`validate`, or as another struct's field) is not checked again
+    until a `put` changes it: a struct shared by many records is checked once."""
 
-    __slots__ = ("_schema", "_values")
+    __slots__ = ("_checked", "_schema", "_values")
 
     def __init__(self, schema: Schema, values: Mapping[str, Any] | None = None) -> None:
         if not isinstance(schema, Schema) or schema.type is not Type.STRUCT:
             raise DataError(f"Not a struct schema: {schema!r}")
         self._schema = schema
+        self._checked = False
         self._values: list[Any] = [None] * len(schema.fields)
         for name, value in (values or {}).items():
             self.put(name, value)
@@ -465,6 +468,7 @@ class Struct:
         if value.__class__ is not schema._plain or not _plainly_valid(schema, value):
             _check(schema, value, name)
         self._values[found.index] = value
+        self._checked = False
         return self
 
     def get(self, name: str) -> Any:
@@ -482,6 +486,8 @@ class Struct:
         self._validate("")
 
     def _validate(self, path: str) -> None:
+        if self._checked:
+            return
         for f, value in zip(self._schema.fields, self._values, strict=True):
             schema = f.schema
             if value is None:
@@ -490,6 +496,7 @@ class Struct:
             elif _plainly_valid(schema, value):
                 continue
             _check(schema, value, _join(path, f.name))
+        self._checked = True
 
     def values(self) -> list[Any]:
         """The values as set, in field order (None when unset; treat the list as read-only)."""

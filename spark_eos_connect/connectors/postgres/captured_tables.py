@@ -22,7 +22,7 @@ from spark_eos_connect.connectors.postgres.positions import Position
 from spark_eos_connect.connectors.postgres.schemas import TableInfo, parse_value
 from spark_eos_connect.connectors.postgres.value_options import ValueSettings
 
-__all__ = ["CapturedTables", "key_text"]
+__all__ = ["CapturedTables", "key_positions", "key_text"]
 
 log = logging.getLogger(__name__)
 
@@ -34,10 +34,15 @@ def shape_of(table: TableInfo) -> Shape:
     return tuple((c.name, c.type_oid, c.type_modifier) for c in table.columns)
 
 
+def key_positions(table: TableInfo) -> tuple[int, ...]:
+    """Where a row (all the table's columns, in order) holds each key column, in key order."""
+    names = [c.name for c in table.columns]
+    return tuple(names.index(name) for name in table.key)
+
+
 def key_text(table: TableInfo, values: Sequence[Any]) -> tuple[Any, ...]:
     """The key columns' values of a row (all the table's columns, in order)."""
-    by_name = {c.name: values[i] for i, c in enumerate(table.columns)}
-    return tuple(by_name[name] for name in table.key)
+    return tuple(values[i] for i in key_positions(table))
 
 
 class CapturedTables:

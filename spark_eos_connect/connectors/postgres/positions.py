@@ -24,6 +24,7 @@ Pure; no I/O.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -173,7 +174,7 @@ class Position:
             result["record"] = self.records
             result["complete"] = self.complete
         if self.resumed:
-            result["resumed"] = json.dumps([part.to_json() for part in self.resumed], default=str)
+            result["resumed"] = _parts_json(tuple(self.resumed))
         if self.tables is not None:
             result["tables"] = self.tables
         return result
@@ -187,6 +188,12 @@ class Position:
         if self.snapshot is None and self.complete:
             return self.lsn
         return None
+
+
+@functools.lru_cache(maxsize=64)
+def _parts_json(parts: tuple[SnapshotPart, ...]) -> str:
+    """The `resumed` field of the offsets of every record after the same resumed parts."""
+    return json.dumps([part.to_json() for part in parts], default=str)
 
 
 def parse_offset(offset: Mapping[str, Any] | None) -> Position | None:

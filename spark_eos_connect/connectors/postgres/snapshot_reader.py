@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from spark_eos_connect.connectors.postgres import database as db
-from spark_eos_connect.connectors.postgres.captured_tables import CapturedTables, key_text
+from spark_eos_connect.connectors.postgres.captured_tables import CapturedTables, key_positions
 from spark_eos_connect.connectors.postgres.envelope import (
     ChangeEvent,
     SourceInfo,
@@ -58,6 +58,8 @@ class SnapshotReader:
         self._last_table: int | None = first if resumed else None
         """The table of the last row emitted; None before a fresh snapshot's first."""
         self.done = False
+        self._keys: dict[int, tuple[int, ...]] = {}
+        """Where each table's rows hold its key columns, by table number."""
 
     def _read(self, first: int, after: tuple[Any, ...] | None) -> Iterator[Row]:
         for index in range(first, len(self._tables.tables)):
@@ -66,6 +68,12 @@ class SnapshotReader:
             start = after if index == first else None
             for row in db.read_table(self._connection, table, start, categories, self._fetch_size):
                 yield index, row
+
+    def _key_positions(self, index: int) -> tuple[int, ...]:
+        found = self._keys.get(index)
+        if found is None:
+            found = self._keys[index] = key_positions(self._tables.tables[index])
+        return found
 
     def poll(self, wanted: int) -> list[tuple[ChangeEvent, Position]]:
         """Up to `wanted` more rows as events; `done` after the last (the connection is then
@@ -88,7 +96,7 @@ class SnapshotReader:
             if table_done:  # a resume starts at the next table, whole
                 at_table, key = index + 1, None
             else:
-                at_table, key = index, key_text(schemas.table, row)
+                at_table, key = index, tuple(row[i] for i in self._key_positions(index))
             position = Position(
                 point,
                 "last" if last else "true",
