@@ -162,7 +162,7 @@ def test_validate_names_the_missing_required_field() -> None:
 def test_a_nested_struct_checked_once_is_checked_again_only_after_a_put() -> None:
     outer = SchemaBuilder.struct().field("order", ORDER).build()
     shared = Struct(ORDER)
-    with pytest.raises(DataError, match='field "order.id": null for a required'):
+    with pytest.raises(DataError, match=r'field "order\.id": null for a required'):
         Struct(outer, {"order": shared})  # an unchecked struct is checked whole
     shared.put("id", 1).put("price", decimal.Decimal("1.00"))
     Struct(outer, {"order": shared})
