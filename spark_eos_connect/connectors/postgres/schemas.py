@@ -21,7 +21,12 @@ text under `database.SESSION_OPTIONS` (`DateStyle=ISO`, `TimeZone=UTC`,
   Java HashMap order, Jackson's escaping) or a map; an enum `io.debezium.data.Enum`; a domain
   its base type's mapping with the domain's modifier; text, network, range, `citext`, `isbn`
   types their text;
-- one-dimensional arrays of the types Debezium maps, as arrays of the element's schema.
+- one-dimensional arrays of the types Debezium maps, as arrays of the element's schema; their
+  elements as Debezium reads them through pgjdbc's `PgArray`: `date`/`timestamp`/`timestamptz`
+  elements as `java.sql` values of Java's hybrid Julian/Gregorian calendar (eras dropped,
+  Julian dates before 1582-10-15, pgjdbc's infinity dates), a `numeric[]` with a NaN or
+  infinite element and an `ltree[]` with a null element null (Debezium fails to convert them,
+  a null under its default `event.converting.failure.handling.mode=warn`).
 
 Types Debezium leaves out of its records (geometric types but `point`, `tsquery`, `pg_lsn`,
 multiranges, composites, arrays of `money`/`interval`/`xml`/`point`/`varbit`/`name` or of
@@ -590,6 +595,81 @@ def _timestamptz(t: _Type, settings: ValueSettings) -> tuple[SchemaBuilder, Pars
     return _named(SchemaBuilder.string(), "io.debezium.time.ZonedTimestamp"), _zoned(_precision(t))
 
 
+# --- dates and times in arrays ------------------------------------------------------------------
+# Debezium reads an array's elements through pgjdbc's `PgArray` (snapshot and stream alike), so a
+# `date`, `timestamp` or `timestamptz` element is a `java.sql` value built in the JVM's hybrid
+# Julian/Gregorian calendar (UTC assumed) rather than the scalar columns' proleptic reading.
+
+_JDBC_INFINITE_DAYS: Final = {"infinity": -622191234, "-infinity": -625821272}
+"""Debezium's `date[]` numbers for the infinities: pgjdbc's infinity dates (epoch
+milliseconds 9223372036825200000 and -9223372036832400000) as `java.sql.Date.toLocalDate`
+reads them, their epoch days cast to a Java int."""
+_CUTOVER_MICROS: Final = _epoch_day(1582, 10, 15) * _MICROS_PER_DAY
+"""The Gregorian calendar's first day in `java.util.GregorianCalendar`: earlier dates are
+Julian ones there."""
+
+
+def _era_dropped(text: str) -> str:
+    """A date or timestamp text with the fields `java.sql.Date/Timestamp.toLocalDate(Time)`
+    reads back: the era dropped (`0044-03-15 BC` is year 44) and a day in the calendar
+    change's gap (1582-10-05 to 1582-10-14, which the hybrid calendar reads as Julian) ten days
+    on."""
+    if text.endswith(" BC"):
+        text = text[:-3]
+    if text.startswith("1582-10-") and "05" <= text[8:10] <= "14":
+        text = f"1582-10-{int(text[8:10]) + 10}{text[10:]}"
+    return text
+
+
+def _jdbc_days(text: str) -> int:
+    """A `date[]` element as Debezium has it (`java.sql.Date.toLocalDate().toEpochDay()`)."""
+    infinite = _JDBC_INFINITE_DAYS.get(text)
+    return _days(_era_dropped(text)) if infinite is None else infinite
+
+
+def _julian_epoch_day(year: int, month: int, day: int) -> int:
+    """Days from 1970-01-01 to a Julian calendar date (astronomical year numbering)."""
+    shift = (14 - month) // 12
+    years = year + 4800 - shift
+    months = month + 12 * shift - 3
+    return day + (153 * months + 2) // 5 + 365 * years + years // 4 - 32083 - 2440588
+
+
+def _jdbc_micros(text: str) -> int:
+    """A `timestamp[]` element as Debezium has it: the instant of `java.sql.Timestamp`,
+    whose fields before 1582-10-15 are a Julian date."""
+    micros = _timestamp_micros(text)
+    if micros >= _CUTOVER_MICROS or text in _INFINITE_MICROS:
+        return micros
+    days, rest = divmod(micros, _MICROS_PER_DAY)
+    return _julian_epoch_day(*_civil(days)) * _MICROS_PER_DAY + rest
+
+
+def _jdbc_millis(text: str) -> int:
+    return _jdbc_micros(text) // 1000
+
+
+def _jdbc_zoned(digits: int) -> Parser:
+    """A `timestamptz[]` element as Debezium has it: `Timestamp.toLocalDateTime`'s fields."""
+    zoned = _zoned(digits)
+    return lambda text: zoned(_era_dropped(text))
+
+
+def _jdbc_element(t: _Type, settings: ValueSettings) -> Parser | None:
+    """The element parser of an array of dates or timestamps (None for other elements, and
+    with `time.precision.mode=connect`)."""
+    mode = settings.time_precision_mode
+    if mode == "connect":
+        return None
+    if t.name == "date":
+        return _jdbc_days
+    if t.name == "timestamptz":
+        return _jdbc_zoned(_precision(t))
+    if t.name == "timestamp":
+        return _jdbc_millis if mode != "microseconds" and _precision(t) <= 3 else _jdbc_micros
+    return None
+
+
 # --- intervals -----------------------------------------------------------------------------------
 
 _INTERVAL: Final = re.compile(
@@ -956,7 +1036,7 @@ def _array(t: _Type, settings: ValueSettings) -> tuple[SchemaBuilder, Parser | N
     assert element is not None
     if element.kind == "e":
         optional = False
-    elif element.kind == "b" and element.name in _OPTIONAL_ELEMENTS:
+    elif element.kind in ("b", "r") and element.name in _OPTIONAL_ELEMENTS:
         optional = True
     elif element.kind == "b" and element.name in _REQUIRED_ELEMENTS:
         optional = False
@@ -971,7 +1051,36 @@ def _array(t: _Type, settings: ValueSettings) -> tuple[SchemaBuilder, Parser | N
             "columns out of its records (include.unknown.datatypes=false)"
         )
     element_schema, parse_item = _finish(*_scalar(element, settings), optional)
+    if element.name == "ltree":
+        return SchemaBuilder.array(element_schema), _ltree_array
+    if element.name == "numeric":
+        return SchemaBuilder.array(element_schema), _numeric_array(_array_parser(parse_item))
+    parse_item = _jdbc_element(element, settings) or parse_item
     return SchemaBuilder.array(element_schema), _array_parser(parse_item)
+
+
+def _ltree_array(text: str) -> list[str | None] | None:
+    """An `ltree[]` as Debezium has it: null when an element is null (its converter fails on
+    the null element, and a conversion failure is a null value under Debezium's default
+    `event.converting.failure.handling.mode=warn`)."""
+    items = _array_items(text)
+    return None if None in items else items
+
+
+_NUMERIC_SPECIALS: Final = frozenset(("NaN", "Infinity", "-Infinity"))
+
+
+def _numeric_array(parse: Parser) -> Parser:
+    """A `numeric[]` as Debezium has it: null when an element is NaN or infinite, in every
+    `decimal.handling.mode` (pgjdbc fails to read such an array as BigDecimals, and a
+    conversion failure is a null value under `event.converting.failure.handling.mode=warn`)."""
+
+    def parse_numbers(text: str) -> list[Any] | None:
+        if ("N" in text or "I" in text) and not _NUMERIC_SPECIALS.isdisjoint(_array_items(text)):
+            return None
+        return parse(text)
+
+    return parse_numbers
 
 
 def _array_parser(parse_item: Parser | None) -> Parser:

@@ -389,6 +389,60 @@ def test_arrays_of_mapped_types() -> None:
     )
 
 
+def test_range_arrays_from_the_catalog_are_captured() -> None:
+    int4range = PgType(3904, "int4range", "r", "R")
+    ranges = PgType(3905, "_int4range", "b", "A", element=int4range)
+    assert captured(col(3905, pg_type=ranges))
+    assert column_schema(col(3905, pg_type=ranges)) == (
+        SchemaBuilder.array(Schema.OPTIONAL_STRING).optional().build()
+    )
+    assert read(col(3905, pg_type=ranges), '{"[1,2)",NULL}') == ["[1,2)", None]
+
+
+def test_an_ltree_array_with_a_null_element_is_null() -> None:
+    ltree = PgType(16800, "ltree", "b", "U")
+    lt_array = PgType(16801, "_ltree", "b", "A", element=ltree)
+    # Debezium's converter fails on the null element: a null value (converting failure: warn)
+    assert read(col(1, pg_type=lt_array), "{Ship.Frigate,NULL}") is None
+
+
+@pytest.mark.parametrize("mode", ["precise", "double", "string"])
+def test_a_numeric_array_with_a_special_element_is_null(mode: str) -> None:
+    # pgjdbc cannot read NaN or infinities as BigDecimals: Debezium has a null value
+    for text in ("{1,NaN}", "{Infinity}", "{-Infinity,NULL}"):
+        assert read(col(1231), text, decimal_mode=mode) is None
+        assert read(col(1231, numeric(10, 2)), text, decimal_mode=mode) is None
+    assert read(col(1231), "{1.5,NULL}", decimal_mode="string") == ["1.5", None]
+
+
+def test_date_and_time_arrays_are_read_as_pgjdbcs_java_sql_values() -> None:
+    """Values Debezium 3.6.1 gave on a real server (test_debezium_types_parity): an array's
+    elements are java.sql.Date/Timestamp values of Java's hybrid Julian/Gregorian calendar."""
+    assert read(col(1182), "{infinity,-infinity,NULL}") == [-622191234, -625821272, None]
+    assert read(col(1182), '{"0044-03-15 BC",1582-10-10,1000-01-01}') == [
+        -703383,  # the era dropped: 0044-03-15
+        -141422,  # the calendar change's gap: 1582-10-20
+        -354285,
+    ]
+    assert read(col(1115), '{"1582-10-10 12:00:00","0044-03-15 12:00:00.5 BC"}') == [
+        -12218817600000000,
+        -63517953599500000,  # a Julian date: 0044-03-13 BC in the proleptic calendar
+    ]
+    assert read(col(1115), '{"1000-01-01 00:00:00",infinity,-infinity}') == [
+        -30609792000000000,
+        9223372036825200000,
+        -9223372036832400000,
+    ]
+    assert read(col(1115, 3), '{"1000-01-01 00:00:00"}') == [-30609792000000]
+    assert read(col(1185), '{"1582-10-10 12:00:00+00","0044-03-15 12:00:00+00 BC"}') == [
+        "1582-10-20T12:00:00.000000Z",
+        "0044-03-15T12:00:00.000000Z",
+    ]
+    # scalars are read as Debezium's stream reads their text (its snapshot differs: see there)
+    assert read(col(1082), "0044-03-15 BC") == -735160
+    assert read(col(1082), "1582-10-10") == -141432
+
+
 def test_multi_dimensional_arrays_are_refused() -> None:
     with pytest.raises(DataError, match=r"column c: cannot read '\{\{1,2\},\{3,4\}\}'.*multi"):
         read(col(1007), "{{1,2},{3,4}}")
