@@ -148,8 +148,9 @@ CONFIG_DEF: Final = (
         validator=NonEmptyString(),
         importance="high",
         doc="The user to connect as; it needs the REPLICATION privilege (or superuser), "
-        "SELECT on the captured tables, and CREATE on the database unless the publication "
-        "exists.",
+        "SELECT on the captured tables, and to create the publication unless it exists (a "
+        "superuser for publication.autocreate.mode=all_tables, CREATE on the database for "
+        "filtered).",
     )
     .define(PASSWORD, ConfigType.PASSWORD, "", importance="high", doc="The user's password.")
     .define(
@@ -254,7 +255,9 @@ CONFIG_DEF: Final = (
         doc="When `publication.name` is missing: `all_tables` creates it `FOR ALL TABLES` "
         "(a superuser's right; tables created later are captured at once), `filtered` for "
         "the captured tables (and sets an existing one's tables to them at each start), "
-        "`no_tables` with no table, `disabled` fails.",
+        "`no_tables` with no table, `disabled` fails. Under a FOR ALL TABLES publication "
+        "PostgreSQL refuses UPDATE and DELETE on tables without a replica identity: use "
+        "`filtered` where such tables exist.",
     )
     .define(
         PUBLISH_VIA_PARTITION_ROOT,
