@@ -274,8 +274,8 @@ CONFIG_DEF: Final = (
         "t",
         ValidSubset(("c", "u", "d", "t", "none")),
         importance="low",
-        doc="Operations not emitted: `c` inserts, `u` updates, `d` deletes, `t` truncates "
-        "(never emitted here), `none`.",
+        doc="Operations not emitted: `c` inserts, `u` updates, `d` deletes; the list must keep "
+        "`t` (truncate events are not emitted here, so a list without it is refused).",
     )
     .define(
         HEARTBEAT_INTERVAL_MS,
@@ -399,8 +399,15 @@ def capture_filter(config: dict[str, Any]) -> CaptureFilter:
 
 
 def skipped_operations(config: dict[str, Any]) -> frozenset[str]:
-    """The ops (`c`, `u`, `d`) `skipped.operations` leaves out."""
-    return frozenset(op for op in config[SKIPPED_OPERATIONS] if op != "none")
+    """The ops (`c`, `u`, `d`) `skipped.operations` leaves out; refuses a list without `t`,
+    which would ask for truncate events this connector does not emit."""
+    skipped = frozenset(op for op in config[SKIPPED_OPERATIONS] if op != "none")
+    if "t" not in skipped:
+        raise ConfigError(
+            f"{SKIPPED_OPERATIONS}={','.join(config[SKIPPED_OPERATIONS])!r} asks for truncate "
+            "events, which PostgresCdcSource does not emit; keep 't' in the list"
+        )
+    return skipped
 
 
 def connection_settings(config: dict[str, Any]) -> ConnectionSettings:

@@ -11,7 +11,12 @@ from spark_eos_connect.api.source import (
     SourceConnector,
     SourceTask,
 )
-from spark_eos_connect.connectors.postgres.config import CONFIG_DEF, TOPIC_PREFIX, capture_filter
+from spark_eos_connect.connectors.postgres.config import (
+    CONFIG_DEF,
+    TOPIC_PREFIX,
+    capture_filter,
+    skipped_operations,
+)
 from spark_eos_connect.connectors.postgres.positions import (
     SERVER_FIELD,
     OffsetError,
@@ -41,7 +46,9 @@ class PostgresCdcSourceConnector(SourceConnector):
 
     def start(self, props: dict[str, str]) -> None:
         """Check the options (the database is checked by the task, where it is reached)."""
-        capture_filter(CONFIG_DEF.parse(props))
+        config = CONFIG_DEF.parse(props)
+        capture_filter(config)
+        skipped_operations(config)
         self._props = dict(props)
 
     def stop(self) -> None:

@@ -421,7 +421,7 @@ def test_skipped_operations_leave_those_changes_out(
     postgres_db: PostgresDatabase, runner: Any
 ) -> None:
     postgres_db.execute("CREATE TABLE t (id int PRIMARY KEY, n int)")
-    source = runner(**{"snapshot.mode": "no_data", "skipped.operations": "u,d"})
+    source = runner(**{"snapshot.mode": "no_data", "skipped.operations": "u,d,t"})
     source.start()
     postgres_db.execute(
         "INSERT INTO t VALUES (1, 0)",

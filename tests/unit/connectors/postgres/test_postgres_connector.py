@@ -73,3 +73,9 @@ def test_offsets_are_checked_before_they_are_altered() -> None:
         connector.alter_offsets(PROPS, [({"server": "other"}, good)])
     with pytest.raises(ConfigError, match="not an offset of PostgresCdcSource"):
         connector.alter_offsets(PROPS, [({"server": "shop"}, {"position": 1})])
+
+
+@pytest.mark.parametrize("value", ["none", "c,u"])
+def test_asking_for_truncate_events_is_refused_by_name(value: str) -> None:
+    with pytest.raises(ConfigError, match=r"skipped\.operations=.*asks for truncate events"):
+        PostgresCdcSourceConnector().start({**PROPS, "skipped.operations": value})
