@@ -19,7 +19,7 @@ from spark_eos_connect.connectors.postgres.envelope import TableSchemas
 from spark_eos_connect.connectors.postgres.filters import CaptureFilter
 from spark_eos_connect.connectors.postgres.pgoutput import Relation
 from spark_eos_connect.connectors.postgres.positions import Position
-from spark_eos_connect.connectors.postgres.schemas import TableInfo, parse_value
+from spark_eos_connect.connectors.postgres.schemas import TableInfo, captured, parse_value
 from spark_eos_connect.connectors.postgres.value_options import ValueSettings
 
 __all__ = ["CapturedTables", "key_positions", "key_text"]
@@ -103,6 +103,14 @@ class CapturedTables:
             for c in table.columns
             if not self._capture.captures_column(table.schema, table.name, c.name)
         )
+        unmapped = [c.name for c in table.columns if not captured(c, self._values)]
+        if unmapped:
+            log.warning(
+                "%s: columns %s are left out of the events: Debezium has no schema for their "
+                "types (include.unknown.datatypes=false)",
+                table.qualified,
+                ", ".join(unmapped),
+            )
         return TableSchemas(self._prefix, table, excluded, self._values)
 
     def of_relation(self, relation: Relation) -> TableSchemas | None:

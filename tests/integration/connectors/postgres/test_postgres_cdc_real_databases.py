@@ -621,3 +621,17 @@ def test_a_value_that_cannot_be_represented_fails_naming_it_and_costs_no_change(
         (2, "2"),
         (3, "NAN"),  # Debezium's name for it in string mode
     ]
+
+
+def test_a_column_of_a_type_debezium_cannot_map_is_left_out_with_a_warning(
+    postgres_db: PostgresDatabase, runner: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    postgres_db.execute(
+        "CREATE TABLE shapes (id int PRIMARY KEY, ring circle, note text)",
+        "INSERT INTO shapes VALUES (1, '<(0,0),1>', 'round')",
+    )
+    source = runner()
+    with caplog.at_level("WARNING"):
+        source.start()
+    assert [after(r) for r in source.drain()] == [{"id": 1, "note": "round"}]
+    assert any("public.shapes: columns ring are left out" in message for message in caplog.messages)
