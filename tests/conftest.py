@@ -130,11 +130,21 @@ def read_uncommitted(kafka_config: dict[str, Any]) -> Callable[..., list[Consume
 
 
 @pytest.fixture(scope="session")
-def postgres() -> Iterator[PostgresCluster]:
-    """One throwaway PostgreSQL server (`wal_level=logical`) for the whole session; tests take a
-    fresh database each (`postgres_db`, or `postgres.create_database()`)."""
+def postgres_server() -> Iterator[PostgresCluster]:
+    """One throwaway PostgreSQL server (`wal_level=logical`) for the whole session."""
     with PostgresCluster() as cluster:
         yield cluster
+
+
+@pytest.fixture
+def postgres(postgres_server: PostgresCluster) -> Iterator[PostgresCluster]:
+    """The session's PostgreSQL server; tests take a fresh database each (`postgres_db`, or
+    `postgres.create_database()`), dropped with its replication slots when the test ends, so
+    slots left by one test never use up `max_replication_slots` for the next."""
+    before = set(postgres_server.created)
+    yield postgres_server
+    for name in [name for name in postgres_server.created if name not in before]:
+        postgres_server.drop_database(name)
 
 
 @pytest.fixture

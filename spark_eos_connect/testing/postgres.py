@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,6 +150,8 @@ class PostgresCluster:
         self.base_dir: Path | None = None
         self._run_as: str | None = None
         self._running = False
+        self.created: list[str] = []
+        """Names of the databases `create_database` made, oldest first."""
 
     @property
     def data_dir(self) -> Path:
@@ -264,7 +267,37 @@ class PostgresCluster:
         """A new, empty database with a unique name."""
         name = f"{prefix}_{uuid.uuid4().hex[:12]}"
         self.database().execute(f'CREATE DATABASE "{name}"')
+        self.created.append(name)
         return self.database(name)
+
+    def drop_database(self, dbname: str, timeout_s: float = 30.0) -> None:
+        """Drop `dbname` with its replication slots (a slot outlives its clients and holds one of
+        `max_replication_slots` and the WAL it has not confirmed). Sessions still connected, a
+        slot's reader among them, are ended first."""
+        import psycopg
+
+        deadline = time.monotonic() + timeout_s
+        with self.database().connect() as connection:
+            while True:
+                connection.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = %s AND pid <> pg_backend_pid()",
+                    (dbname,),
+                )
+                try:
+                    connection.execute(
+                        "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                        "WHERE database = %s",
+                        (dbname,),
+                    )
+                    break
+                except psycopg.errors.ObjectInUse:  # its reader has not gone yet
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.1)
+            connection.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
+        with contextlib.suppress(ValueError):
+            self.created.remove(dbname)
 
     def close(self) -> None:
         """Stop the server at once (`pg_ctl stop -m immediate`) and delete its folder."""

@@ -40,6 +40,34 @@ def test_each_test_gets_a_fresh_database(postgres: PostgresCluster) -> None:
     assert found == (None,)
 
 
+def test_drop_database_frees_the_slots_of_a_database_even_one_being_read(
+    postgres: PostgresCluster,
+) -> None:
+    import psycopg
+
+    database = postgres.create_database()
+    database.execute(
+        "SELECT pg_create_logical_replication_slot('left_behind', 'pgoutput')",
+        "SELECT pg_create_logical_replication_slot('being_read', 'pgoutput')",
+    )
+    reader = psycopg.connect(database.dsn + " replication=database", autocommit=True)
+    reader.execute(
+        "START_REPLICATION SLOT being_read LOGICAL 0/0 (proto_version '1', "
+        "publication_names 'none')"
+    )  # holds the slot until ended
+    slots_of = "SELECT count(*) FROM pg_replication_slots WHERE database = %s"
+    with postgres.database().connect() as admin:
+        assert admin.execute(slots_of, (database.dbname,)).fetchone() == (2,)
+        active = admin.execute(slots_of + " AND active", (database.dbname,)).fetchone()
+        assert active == (1,)
+        postgres.drop_database(database.dbname)
+        assert admin.execute(slots_of, (database.dbname,)).fetchone() == (0,)
+        gone = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database.dbname,))
+        assert gone.fetchone() is None
+    assert database.dbname not in postgres.created
+    reader.close()
+
+
 def test_a_wrong_password_is_refused(postgres_db: PostgresDatabase) -> None:
     import psycopg
 
