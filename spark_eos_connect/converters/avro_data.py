@@ -1,39 +1,77 @@
-"""Connect schemas and values to Avro and back, as Confluent's `AvroData` maps them.
+"""Connect schemas to Avro and back, as Confluent's `AvroData` maps them (its options in
+`avro_options`; text as Avro's Java library writes it in `avro_json`; values in `avro_values`).
 
-Schemas: INT8/INT16 are Avro `int` with `"connect.type"`; INT32 `int`, INT64 `long`, FLOAT32
-`float`, FLOAT64 `double`, BOOLEAN, STRING, BYTES their namesakes; STRUCT a `record` (named by
-the schema's name, else `io.confluent.connect.avro.ConnectDefault`); ARRAY `array`; a MAP with
-(required) string keys a `map`, any other MAP an `array` of `io.confluent.connect.avro.MapEntry`
-records with fields `key` and `value`; an optional schema a union with `"null"` (null first,
-unless the schema has a default: the default's branch comes first, as Avro requires). Decimal,
-Date, Time and Timestamp carry Avro's `decimal`, `date`, `time-millis` and `timestamp-millis`
-logical types; a STRING with the `io.confluent.connect.avro.Enum` parameters is an Avro `enum`.
-The schema's name, version, doc, parameters and default ride along as `connect.name`,
-`connect.version`, `connect.doc`, `connect.parameters`, `connect.default` (records keep their
-doc in Avro's `doc`; struct fields' defaults are Avro field defaults), so the round trip is exact.
+Connect -> Avro, with Confluent's defaults: INT8/INT16 are `int` with `"connect.type"`; INT32
+`int`, INT64 `long`, FLOAT32 `float`, FLOAT64 `double`, BOOLEAN, STRING, BYTES their namesakes;
+a STRUCT a `record` named by the schema's name (else `io.confluent.connect.avro.ConnectDefault`,
+numbered from the second); an `io.confluent.connect.avro.Union` STRUCT an Avro union of its
+fields; ARRAY `array`; a MAP with required STRING keys a `map`, any other MAP an `array` of
+`MapEntry` records; an optional schema a union with `"null"` (null first, unless it has a
+default; an optional STRUCT always null first). The schema's doc, version, parameters, default
+and name ride along as `connect.doc`, `connect.version`, `connect.parameters`,
+`connect.default`, `connect.name`, in that order; Decimal, Date, Time and Timestamp carry
+Avro's logical types; parameters starting with `avro` become properties. A STRING with
+`io.confluent.connect.avro.Enum` parameters is an Avro `enum` only with
+`enhanced.avro.schema.support`. A record's and its fields' Avro docs come from the parameters
+`io.confluent.connect.avro.record.doc` and `io.confluent.connect.avro.field.doc.<field>`.
 
-Values: `from_connect_value` gives the datum fastavro writes with `wire_schema` (the Avro schema
-without `logicalType`, so logical values travel as their raw ints and bytes, converted here
-with Connect's own logical types); `to_connect_value` reads such a datum back.
+Avro -> Connect reads what that writes, and the Avro any other producer writes: enums as STRINGs
+with the Enum parameters, unions of more than null and one type as Union STRUCTs whose fields
+are named by branch (`int`, `string`, a record's name...).
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
-import re
+import json
 from collections.abc import Mapping
 from typing import Any
 
-from spark_eos_connect.api.data import (
-    Date,
-    Decimal,
-    Field,
-    Schema,
-    Struct,
-    Time,
-    Timestamp,
-    Type,
+from spark_eos_connect.api.data import Decimal, Schema, Type
+from spark_eos_connect.converters.avro_json import (
+    NO_DEFAULT,
+    AvroField,
+    AvroNode,
+    AvroType,
+    schema_text,
+)
+from spark_eos_connect.converters.avro_names import (
+    AVRO_NAMESPACE,
+    CONNECT_DEFAULT,
+    CONNECT_DOC,
+    CONNECT_INTERNAL_TYPE,
+    CONNECT_NAME,
+    CONNECT_PARAMETERS,
+    CONNECT_TYPE,
+    CONNECT_VERSION,
+    DECIMAL_PRECISION_PARAMETER,
+    DEFAULT_DECIMAL_PRECISION,
+    DEFAULT_RECORD_NAME,
+    DEFAULT_SCHEMA_NAME,
+    ENUM_DEFAULT_PREFIX,
+    ENUM_DOC_PREFIX,
+    ENUM_PARAMETER,
+    FIELD_DEFAULT_FLAG,
+    FIELD_DOC_PREFIX,
+    FIXED_SIZE_PARAMETER,
+    MAP_ENTRY,
+    MAP_ENTRY_NAME,
+    RECORD_DOC,
+    UNION_NAME,
+    check_name,
+    is_union,
+    scrub_full_name,
+    scrub_name,
+    split_name,
+)
+from spark_eos_connect.converters.avro_options import DEFAULT_OPTIONS, AvroDataOptions
+from spark_eos_connect.converters.avro_to_connect import to_connect_schema
+from spark_eos_connect.converters.avro_values import (
+    BRANCH_PREFIX,
+    default_from_connect,
+    from_connect_value,
+    to_connect_default,
+    to_connect_value,
 )
 from spark_eos_connect.errors import DataError
 
@@ -42,28 +80,17 @@ __all__ = [
     "DEFAULT_RECORD_NAME",
     "ENUM_PARAMETER",
     "MAP_ENTRY_NAME",
+    "UNION_NAME",
+    "avro_schema",
     "from_connect_schema",
     "from_connect_value",
     "record_name",
+    "schema_text_of",
+    "to_connect_default",
     "to_connect_schema",
     "to_connect_value",
     "wire_schema",
 ]
-
-AVRO_NAMESPACE = "io.confluent.connect.avro"
-DEFAULT_RECORD_NAME = f"{AVRO_NAMESPACE}.ConnectDefault"
-MAP_ENTRY_NAME = f"{AVRO_NAMESPACE}.MapEntry"
-ENUM_PARAMETER = f"{AVRO_NAMESPACE}.Enum"
-FIXED_SIZE_PARAMETER = "connect.fixed.size"
-DECIMAL_PRECISION_PARAMETER = "connect.decimal.precision"
-DEFAULT_DECIMAL_PRECISION = 64
-
-CONNECT_NAME = "connect.name"
-CONNECT_VERSION = "connect.version"
-CONNECT_DOC = "connect.doc"
-CONNECT_PARAMETERS = "connect.parameters"
-CONNECT_DEFAULT = "connect.default"
-CONNECT_TYPE = "connect.type"
 
 _PRIMITIVE = {
     Type.INT32: "int",
@@ -74,192 +101,288 @@ _PRIMITIVE = {
     Type.STRING: "string",
     Type.BYTES: "bytes",
 }
-_FROM_AVRO = {
-    "int": Type.INT32,
-    "long": Type.INT64,
-    "float": Type.FLOAT32,
-    "double": Type.FLOAT64,
-    "boolean": Type.BOOLEAN,
-    "string": Type.STRING,
-    "bytes": Type.BYTES,
+_LOGICAL_TYPES = {
+    "org.apache.kafka.connect.data.date": ("date", "int"),
+    "org.apache.kafka.connect.data.time": ("time-millis", "int"),
+    "org.apache.kafka.connect.data.timestamp": ("timestamp-millis", "long"),
 }
-_LOGICAL_AVRO = {
-    Date.LOGICAL_NAME: "date",
-    Time.LOGICAL_NAME: "time-millis",
-    Timestamp.LOGICAL_NAME: "timestamp-millis",
-}
-_INVALID_NAME_CHARS = re.compile(r"[^A-Za-z0-9_]")
-
-AvroSchema = Any
-"""An Avro schema as parsed JSON: a type name, a union list or a dict."""
+_DECIMAL = Decimal.LOGICAL_NAME.lower()
 
 
-# --- Connect schema -> Avro schema --------------------------------------------------------------
+def _non_optional(schema: Schema) -> Schema:
+    return dataclasses.replace(schema, optional=False) if schema.optional else schema
 
 
-def _valid_name(name: str) -> str:
-    """`name` with every part a valid Avro name (invalid characters become `_`)."""
-    parts = [_INVALID_NAME_CHARS.sub("_", part) or "_" for part in name.split(".")]
-    return ".".join(p if not p[0].isdigit() else f"_{p}" for p in parts)
+def _maybe_optional(schema: Schema, base: AvroType) -> AvroType:
+    if not schema.optional:
+        return base
+    null = AvroNode("null")
+    return [base, null] if schema.default_value is not None else [null, base]  # type: ignore[list-item]
 
 
-def _split(full_name: str) -> dict[str, str]:
-    namespace, _, name = full_name.rpartition(".")
-    return {"name": name, "namespace": namespace} if namespace else {"name": name}
+class _FromConnect:
+    """One Connect schema's conversion (Confluent's `FromConnectContext`): the Avro schemas of
+    the required schemas converted so far, the records by Connect name, the default-name count
+    and the Connect names of the fields seen."""
 
+    def __init__(self, options: AvroDataOptions) -> None:
+        self.options = options
+        self.converted: dict[Schema, AvroType] = {}
+        self.records: dict[str, AvroNode] = {}
+        self.name_index = 0
+        self.seen_names: set[str] = set()
 
-class _ToAvro:
-    """One Connect schema's conversion, with the named types defined so far (Avro defines a
-    name once)."""
+    def names(self, name: str | None) -> tuple[str | None, str]:
+        """The Avro namespace and name of a named type with Connect name `name`."""
+        if name is not None:
+            space, last = split_name(name, self.options.scrub_invalid_names)
+            check_name(last, f"Avro name of Connect schema {name!r}")
+            return space, last
+        self.name_index += 1
+        suffix = str(self.name_index) if self.name_index > 1 else ""
+        return AVRO_NAMESPACE, DEFAULT_SCHEMA_NAME + suffix
 
-    def __init__(self) -> None:
-        self.defined: dict[str, AvroSchema] = {}
-        self.counters: dict[str, int] = {}
-
-    def _unique(self, base: str) -> str:
-        count = self.counters.get(base, 0) + 1
-        self.counters[base] = count
-        return base if count == 1 else f"{base}{count}"
-
-    def _named(self, full_name: str, build: Any) -> AvroSchema:
-        """The definition of `full_name` the first time, a reference to it afterwards."""
-        if full_name in self.defined:
-            return full_name
-        self.defined[full_name] = None
-        built = build()
-        self.defined[full_name] = built
-        return built
-
-    def schema(self, schema: Schema) -> AvroSchema:
+    def schema(self, schema: Schema, ignore_optional: bool = False) -> AvroType:
+        """The Avro schema of `schema` (its optional union too, unless `ignore_optional`)."""
+        if not schema.optional and not is_union(schema):
+            found = self.converted.get(schema)
+            if found is not None:
+                return found
         base = self._base(schema)
+        final = base
+        if isinstance(base, AvroNode):
+            self._metadata(schema, base)
+            self._logical_type(schema, base)
+            for key, value in (schema.parameters or {}).items():
+                if key.startswith("avro"):
+                    base.add_prop(key, value)
+            if not ignore_optional:
+                final = _maybe_optional(schema, base)
         if not schema.optional:
-            return base
-        if schema.default_value is not None:
-            return [base, "null"]
-        return ["null", base]
+            self.converted[schema] = final
+        return final
 
-    def _props(self, schema: Schema, out: dict[str, Any], record: bool = False) -> dict[str, Any]:
-        if schema.version is not None:
-            out[CONNECT_VERSION] = schema.version
-        if schema.doc is not None and not record:
-            out[CONNECT_DOC] = schema.doc
-        if schema.parameters:
-            out[CONNECT_PARAMETERS] = dict(schema.parameters)
-        if schema.default_value is not None and not record:
-            out[CONNECT_DEFAULT] = avro_default(schema, schema.default_value)
-        if schema.name is not None:
-            out[CONNECT_NAME] = schema.name
-        return out
+    def with_cycle(self, schema: Schema, ignore_optional: bool = False) -> AvroType:
+        """As `schema`, but a record already started under the Connect name is reused."""
+        found = self.records.get(schema.name) if schema.name is not None else None
+        if found is None:
+            return self.schema(schema, ignore_optional)
+        return found if ignore_optional else _maybe_optional(schema, found)
 
-    def _with_props(self, schema: Schema, avro_type: str, **extra: Any) -> AvroSchema:
-        out = self._props(schema, {"type": avro_type, **extra})
-        return out if len(out) > 1 else avro_type
-
-    def _base(self, schema: Schema) -> AvroSchema:
+    def _base(self, schema: Schema) -> AvroType:
         kind = schema.type
-        if kind in (Type.INT8, Type.INT16):
-            return self._with_props(schema, "int", **{CONNECT_TYPE: kind.value})
-        logical = _LOGICAL_AVRO.get(schema.name or "")
-        if logical is not None:
-            return self._with_props(schema, _PRIMITIVE[kind], logicalType=logical)
-        if schema.name == Decimal.LOGICAL_NAME:
-            params = schema.parameters or {}
-            precision = int(params.get(DECIMAL_PRECISION_PARAMETER, DEFAULT_DECIMAL_PRECISION))
-            return self._with_props(
-                schema,
-                "bytes",
-                logicalType="decimal",
-                precision=precision,
-                scale=Decimal.scale(schema),
-            )
         params = schema.parameters or {}
-        if kind is Type.STRING and ENUM_PARAMETER in params:
+        if kind in (Type.INT8, Type.INT16):
+            return AvroNode("int")
+        if kind is Type.STRING and self.options.enhanced and ENUM_PARAMETER in params:
             return self._enum(schema, params)
-        if kind is Type.BYTES and FIXED_SIZE_PARAMETER in params:
-            full = _valid_name(schema.name or DEFAULT_RECORD_NAME)
-            size = int(params[FIXED_SIZE_PARAMETER])
-            return self._named(
-                full,
-                lambda: self._props(schema, {"type": "fixed", **_split(full), "size": size}),
-            )
+        if kind is Type.BYTES:
+            return self._bytes(schema, params)
         if kind in _PRIMITIVE:
-            return self._with_props(schema, _PRIMITIVE[kind])
+            return AvroNode(_PRIMITIVE[kind])
         if kind is Type.ARRAY:
             assert schema.value_schema is not None
-            return self._props(schema, {"type": "array", "items": self.schema(schema.value_schema)})
+            return AvroNode("array", items=self.with_cycle(schema.value_schema))
         if kind is Type.MAP:
             return self._map(schema)
-        return self._record(schema)
+        if is_union(schema):
+            branches: list[AvroNode] = [AvroNode("null")] if schema.optional else []
+            for f in schema.fields:
+                branch = self.with_cycle(_non_optional(f.schema), ignore_optional=True)
+                assert isinstance(branch, AvroNode)
+                branches.append(branch)
+            return branches
+        if schema.optional:
+            inner = self.with_cycle(_non_optional(schema))
+            assert isinstance(inner, AvroNode)
+            return [AvroNode("null"), inner]
+        return self._record(schema, params)
 
-    def _enum(self, schema: Schema, params: Mapping[str, str]) -> AvroSchema:
-        full = _valid_name(params[ENUM_PARAMETER])
+    def _enum(self, schema: Schema, params: Mapping[str, str]) -> AvroNode:
         prefix = ENUM_PARAMETER + "."
-        symbols = [v for k, v in params.items() if k.startswith(prefix)]
-        return self._named(
-            full, lambda: self._props(schema, {"type": "enum", **_split(full), "symbols": symbols})
+        symbols = [key[len(prefix) :] for key in params if key.startswith(prefix)]
+        _, name = self.names(schema.name)
+        full = params[ENUM_PARAMETER]
+        space, _, last = full.rpartition(".")
+        check_name(last, f"Avro enum name {full!r}")
+        for symbol in symbols:
+            check_name(symbol, f"symbol of Avro enum {full!r}")
+        default = params.get(ENUM_DEFAULT_PREFIX + name)
+        if default is not None and default not in symbols:
+            raise DataError(f"The Enum Default: {default} is not in the enum symbol set: {symbols}")
+        return AvroNode(
+            "enum",
+            name=last,
+            namespace=space or None,
+            doc=params.get(ENUM_DOC_PREFIX + name),
+            symbols=symbols,
+            enum_default=default,
         )
 
-    def _map(self, schema: Schema) -> AvroSchema:
+    def _bytes(self, schema: Schema, params: Mapping[str, str]) -> AvroNode:
+        if schema.name is not None and FIXED_SIZE_PARAMETER in params:
+            space, name = self.names(schema.name)
+            node = AvroNode(
+                "fixed", name=name, namespace=space, size=int(params[FIXED_SIZE_PARAMETER])
+            )
+        else:
+            node = AvroNode("bytes")
+        if (schema.name or "").lower() == _DECIMAL:
+            node.add_prop("scale", int(params["scale"]))
+            node.add_prop(
+                "precision", int(params.get(DECIMAL_PRECISION_PARAMETER, DEFAULT_DECIMAL_PRECISION))
+            )
+        return node
+
+    def _map(self, schema: Schema) -> AvroNode:
         key, value = schema.key_schema, schema.value_schema
         assert key is not None and value is not None
-        if key.type is Type.STRING and not key.optional and key == Schema.STRING:
-            return self._props(schema, {"type": "map", "values": self.schema(value)})
-        full = self._unique(MAP_ENTRY_NAME)
-        entry = {
-            "type": "record",
-            **_split(full),
-            "fields": [
-                {"name": "key", "type": self.schema(key)},
-                {"name": "value", "type": self.schema(value)},
-            ],
-        }
-        self.defined[full] = entry
-        return self._props(schema, {"type": "array", "items": entry})
+        if key.type is Type.STRING and (not key.optional or self.options.allow_optional_map_keys):
+            return AvroNode("map", values=self.with_cycle(value))
+        if schema.name is None:
+            entry = AvroNode("record", name=MAP_ENTRY, namespace=AVRO_NAMESPACE)
+        else:
+            space, name = self.names(schema.name)
+            entry = AvroNode("record", name=name, namespace=space)
+            entry.add_prop(CONNECT_INTERNAL_TYPE, MAP_ENTRY)
+        entry.fields = [self._field("key", key, None), self._field("value", value, None)]
+        return AvroNode("array", items=entry)
 
-    def _record(self, schema: Schema) -> AvroSchema:
-        full = _valid_name(schema.name) if schema.name else self._unique(DEFAULT_RECORD_NAME)
+    def _record(self, schema: Schema, params: Mapping[str, str]) -> AvroNode:
+        space, name = self.names(schema.name)
+        record = AvroNode("record", name=name, namespace=space, doc=params.get(RECORD_DOC))
+        if schema.name is not None:
+            self.records[schema.name] = record
+        for f in schema.fields:
+            field_name = scrub_name(f.name, self.options.scrub_invalid_names)
+            check_name(field_name, f"field name of {schema.name or 'a struct'}")
+            doc = params.get(FIELD_DOC_PREFIX + f.name)
+            record.fields.append(self._field(field_name, f.schema, doc))
+        return record
 
-        def build() -> dict[str, Any]:
-            out: dict[str, Any] = {"type": "record", **_split(full)}
-            if schema.doc is not None:
-                out["doc"] = schema.doc
-            out["fields"] = [self._field(f) for f in schema.fields]
-            return self._props(schema, out, record=True)
+    def _field(self, name: str, schema: Schema, doc: str | None) -> AvroField:
+        default: Any = NO_DEFAULT
+        if schema.default_value is not None:
+            default = default_from_connect(schema, schema.default_value, self.options)
+        elif schema.optional:
+            default = None
+        scrubbed = scrub_full_name(schema.name, self.options.scrub_invalid_names)
+        seen = scrubbed is not None and scrubbed in self.seen_names
+        if scrubbed is not None:
+            self.seen_names.add(scrubbed)
+        avro = self.schema(schema)
+        if default is not NO_DEFAULT and not _valid_default(avro, default):
+            default = NO_DEFAULT  # as Confluent's: the field is written without its default
+        field = AvroField(name, avro, doc, default)
+        if self.options.connect_meta_data and seen and schema.parameters and _is_named(avro):
+            params = _written_parameters(schema.parameters)
+            if params:
+                field.props[CONNECT_PARAMETERS] = params
+        return field
 
-        return self._named(full, build)
+    def _metadata(self, schema: Schema, node: AvroNode) -> None:
+        if not self.options.connect_meta_data:
+            return
+        params = schema.parameters or {}
+        if schema.doc is not None:
+            node.add_prop(CONNECT_DOC, schema.doc)
+        if schema.version is not None:
+            node.add_prop(CONNECT_VERSION, schema.version)
+        written = _written_parameters(params)
+        if written:
+            node.add_prop(CONNECT_PARAMETERS, written)
+        if schema.default_value is not None and FIELD_DEFAULT_FLAG not in params:
+            node.add_prop(
+                CONNECT_DEFAULT, default_from_connect(schema, schema.default_value, self.options)
+            )
+        if schema.name is not None:
+            node.add_prop(CONNECT_NAME, schema.name)
+        if schema.type in (Type.INT8, Type.INT16):
+            node.add_prop(CONNECT_TYPE, schema.type.value)
 
-    def _field(self, field: Field) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": field.name, "type": self.schema(field.schema)}
-        fs = field.schema
-        if fs.default_value is not None:
-            out["default"] = avro_default(fs, fs.default_value)
-        elif fs.optional:
-            out["default"] = None
-        return out
+    def _logical_type(self, schema: Schema, node: AvroNode) -> None:
+        name = (schema.name or "").lower()
+        if name == _DECIMAL:
+            params = schema.parameters or {}
+            precision = int(params.get(DECIMAL_PRECISION_PARAMETER, DEFAULT_DECIMAL_PRECISION))
+            scale = int(params.get("scale", 0))
+            if 0 <= scale <= precision and node.kind == "fixed":
+                _check_fixed_precision(node, precision)
+            node.add_prop("logicalType", "decimal")
+            return
+        logical = _LOGICAL_TYPES.get(name)
+        if logical is not None:
+            if node.kind != logical[1]:
+                raise DataError(f"Logical type {logical[0]} must be backed by {logical[1]}")
+            node.add_prop("logicalType", logical[0])
 
 
-def from_connect_schema(schema: Schema) -> AvroSchema:
-    """The Avro schema (parsed JSON) Confluent's AvroData makes of `schema`."""
-    return _ToAvro().schema(schema)
+def _check_fixed_precision(node: AvroNode, precision: int) -> None:
+    digits = int((8 * node.size - 1) * 0.30102999566398120)  # log10(2)
+    if precision > digits:
+        raise DataError(f"fixed({node.size}) cannot store {precision} digits (max {digits})")
 
 
-def avro_default(schema: Schema, value: Any) -> Any:
-    """A Connect default as Avro JSON (bytes as ISO-8859-1 text, as Avro writes them)."""
-    datum = from_connect_value(schema, value)
-    return _json_datum(datum)
+def _written_parameters(params: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in params.items() if k != FIELD_DEFAULT_FLAG}
 
 
-def _json_datum(datum: Any) -> Any:
-    if isinstance(datum, bytes | bytearray):
-        return bytes(datum).decode("latin-1")
-    if isinstance(datum, list):
-        return [_json_datum(v) for v in datum]
-    if isinstance(datum, dict):
-        return {k: _json_datum(v) for k, v in datum.items()}
-    return datum
+def _is_named(avro: AvroType) -> bool:
+    branches = avro if isinstance(avro, list) else [avro]
+    return any(b.kind in ("record", "enum", "fixed") for b in branches)
 
 
-def record_name(avro: AvroSchema) -> str:
+def _valid_default(schema: AvroType, value: Any) -> bool:
+    """Whether Avro (1.12) accepts `value` as a field default of `schema`."""
+    if isinstance(schema, list):
+        return any(_valid_default(branch, value) for branch in schema)
+    kind = schema.kind
+    if kind == "null":
+        return value is None
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind in ("int", "long"):
+        bits = 31 if kind == "int" else 63
+        return (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and (-(2**bits) <= value < 2**bits)
+        )
+    if kind in ("float", "double"):
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind in ("string", "bytes", "enum", "fixed"):
+        return isinstance(value, str)
+    if kind == "array":
+        assert schema.items is not None
+        return isinstance(value, list) and all(_valid_default(schema.items, v) for v in value)
+    if kind == "map":
+        assert schema.values is not None
+        return isinstance(value, dict) and all(
+            _valid_default(schema.values, v) for v in value.values()
+        )
+    return isinstance(value, dict) and all(
+        (f.name in value and _valid_default(f.type, value[f.name]))
+        or (f.name not in value and f.default is not NO_DEFAULT)
+        for f in schema.fields
+    )
+
+
+def avro_schema(schema: Schema, options: AvroDataOptions = DEFAULT_OPTIONS) -> AvroType:
+    """The Avro schema Confluent's AvroData builds of `schema` (with `options`)."""
+    return _FromConnect(options).schema(schema)
+
+
+def schema_text_of(schema: Schema, options: AvroDataOptions = DEFAULT_OPTIONS) -> str:
+    """The schema text Confluent's AvroConverter registers for `schema` (byte for byte)."""
+    return schema_text(avro_schema(schema, options))
+
+
+def from_connect_schema(schema: Schema, options: AvroDataOptions = DEFAULT_OPTIONS) -> Any:
+    """The Avro schema of `schema` as parsed JSON (named types defined once, then named)."""
+    return json.loads(schema_text_of(schema, options))
+
+
+def record_name(avro: Any) -> str:
     """The full name of a named Avro schema, else its type name (RecordNameStrategy's subject)."""
     if isinstance(avro, dict):
         name = avro.get("name")
@@ -272,298 +395,44 @@ def record_name(avro: AvroSchema) -> str:
     return str(avro)
 
 
-def wire_schema(avro: AvroSchema) -> AvroSchema:
-    """A copy of `avro` without `logicalType`: what fastavro reads and writes here."""
-    return _strip(copy.deepcopy(avro))
+# --- the schema fastavro reads and writes with --------------------------------------------------
 
 
-def _strip(avro: AvroSchema) -> AvroSchema:
+def wire_schema(avro: Any, tag_unions: bool = False) -> Any:
+    """A copy of parsed Avro JSON `avro` without `logicalType` (logical values travel raw here);
+    with `tag_unions`, each branch of a union of more than null and one type is wrapped in a
+    one-field record (the same bytes) whose name tells the branch when fastavro reads it with
+    `return_record_name`."""
+    counter = [0]
+    return _wire(avro, tag_unions, counter)
+
+
+def _wire(avro: Any, tag: bool, counter: list[int]) -> Any:
     if isinstance(avro, list):
-        return [_strip(branch) for branch in avro]
-    if isinstance(avro, dict):
-        avro.pop("logicalType", None)
-        for key in ("items", "values"):
-            if key in avro:
-                avro[key] = _strip(avro[key])
-        for field in avro.get("fields", ()):
-            field["type"] = _strip(field["type"])
-        if isinstance(avro.get("type"), dict | list):
-            avro["type"] = _strip(avro["type"])
-    return avro
+        branches = [_wire(b, tag, counter) for b in avro]
+        if not tag or len([b for b in avro if b != "null"]) < 2:
+            return branches
+        return _tagged(branches, counter)
+    if not isinstance(avro, dict):
+        return avro
+    out = {k: v for k, v in avro.items() if k != "logicalType"}
+    for key in ("items", "values", "type"):
+        if isinstance(out.get(key), dict | list):
+            out[key] = _wire(out[key], tag, counter)
+    if "fields" in out:
+        out["fields"] = [{**f, "type": _wire(f["type"], tag, counter)} for f in out["fields"]]
+    return out
 
 
-# --- Connect value -> Avro datum ----------------------------------------------------------------
-
-
-def from_connect_value(schema: Schema, value: Any) -> Any:
-    """The datum for `value` of `schema` (None for null; DataError when it does not match)."""
-    if value is None:
-        if not schema.optional and schema.default_value is None:
-            raise DataError(f"Found null value for non-optional schema {schema!r}")
-        value = schema.default_value
-        if value is None:
-            return None
-    name = schema.name
-    if name == Decimal.LOGICAL_NAME:
-        return Decimal.from_logical(schema, value)
-    if name == Date.LOGICAL_NAME:
-        return Date.from_logical(schema, value)
-    if name == Time.LOGICAL_NAME:
-        return Time.from_logical(schema, value)
-    if name == Timestamp.LOGICAL_NAME:
-        return Timestamp.from_logical(schema, value)
-    kind = schema.type
-    if kind is Type.ARRAY:
-        items = schema.value_schema
-        assert items is not None
-        if not isinstance(value, list | tuple):
-            schema.validate(value)
-        return [from_connect_value(items, v) for v in value]
-    if kind is Type.MAP:
-        return _map_datum(schema, value)
-    if kind is Type.STRUCT:
-        if not isinstance(value, Struct) or value.schema != schema:
-            schema.validate(value)
-        return {
-            f.name: from_connect_value(f.schema, value.get_without_default(f.name))
-            for f in schema.fields
-        }
-    schema.validate(value)
-    if kind is Type.BYTES:
-        return bytes(value)
-    if kind in (Type.FLOAT32, Type.FLOAT64):
-        return float(value)
-    return value
-
-
-def _map_datum(schema: Schema, value: Any) -> Any:
-    key_schema, value_schema = schema.key_schema, schema.value_schema
-    assert key_schema is not None and value_schema is not None
-    if not isinstance(value, Mapping):
-        schema.validate(value)
-    if key_schema == Schema.STRING:
-        return {k: from_connect_value(value_schema, v) for k, v in value.items()}
-    return [
-        {"key": from_connect_value(key_schema, k), "value": from_connect_value(value_schema, v)}
-        for k, v in value.items()
-    ]
-
-
-# --- Avro schema -> Connect schema --------------------------------------------------------------
-
-
-class _ToConnect:
-    """One Avro schema's conversion, with the named types seen so far."""
-
-    def __init__(self) -> None:
-        self.named: dict[str, Schema] = {}
-
-    def schema(self, avro: AvroSchema, namespace: str = "") -> Schema:
-        if isinstance(avro, list):
-            return self._union(avro, namespace)
-        if isinstance(avro, str):
-            if avro in _FROM_AVRO:
-                return Schema(_FROM_AVRO[avro])
-            full = avro if "." in avro or not namespace else f"{namespace}.{avro}"
-            found = self.named.get(full) or self.named.get(avro)
-            if found is None:
-                raise DataError(f"Unknown Avro type {avro!r}")
-            return found
-        if not isinstance(avro, dict):
-            raise DataError(f"Invalid Avro schema: {avro!r}")
-        kind = avro.get("type")
-        if isinstance(kind, dict | list):
-            return self.schema(kind, namespace)
-        if kind == "record":
-            return self._record(avro, namespace)
-        if kind == "enum":
-            return self._enum(avro, namespace)
-        if kind == "fixed":
-            full = _full_name(avro, namespace)
-            base = Schema(
-                Type.BYTES, name=full, parameters={FIXED_SIZE_PARAMETER: str(avro["size"])}
-            )
-            built = self._meta(avro, base)
-            self.named[full] = built
-            return built
-        if kind == "array":
-            items = avro["items"]
-            entry = self._map_entry(items, namespace)
-            if entry is not None:
-                return self._meta(avro, entry)
-            return self._meta(avro, Schema(Type.ARRAY, value_schema=self.schema(items, namespace)))
-        if kind == "map":
-            values = self.schema(avro["values"], namespace)
-            return self._meta(avro, Schema(Type.MAP, key_schema=Schema.STRING, value_schema=values))
-        if kind in _FROM_AVRO:
-            return self._meta(avro, self._primitive(avro, kind))
-        if kind == "null":
-            raise DataError("An Avro null schema has no Connect counterpart outside a union")
-        raise DataError(f"Unsupported Avro type {kind!r}")
-
-    def _primitive(self, avro: dict[str, Any], kind: str) -> Schema:
-        logical = avro.get("logicalType")
-        connect_type = avro.get(CONNECT_TYPE)
-        if kind == "int" and connect_type in ("int8", "int16"):
-            return Schema(Type(connect_type))
-        if logical == "date" and kind == "int":
-            return Date.SCHEMA
-        if logical == "time-millis" and kind == "int":
-            return Time.SCHEMA
-        if logical == "timestamp-millis" and kind == "long":
-            return Timestamp.SCHEMA
-        if logical == "decimal" and kind == "bytes":
-            builder = Decimal.builder(int(avro.get("scale", 0)))
-            if "precision" in avro:
-                builder.parameter(DECIMAL_PRECISION_PARAMETER, str(avro["precision"]))
-            return builder.build()
-        return Schema(_FROM_AVRO[kind])
-
-    def _meta(self, avro: dict[str, Any], base: Schema) -> Schema:
-        """`base` with the `connect.*` properties of `avro` (they win over what was inferred)."""
-        changes: dict[str, Any] = {}
-        if CONNECT_NAME in avro:
-            changes["name"] = avro[CONNECT_NAME]
-        if CONNECT_VERSION in avro:
-            changes["version"] = int(avro[CONNECT_VERSION])
-        if CONNECT_DOC in avro:
-            changes["doc"] = avro[CONNECT_DOC]
-        if CONNECT_PARAMETERS in avro:
-            changes["parameters"] = {str(k): str(v) for k, v in avro[CONNECT_PARAMETERS].items()}
-        built = dataclasses.replace(base, **changes) if changes else base
-        if CONNECT_DEFAULT in avro:
-            built = dataclasses.replace(
-                built, default_value=to_connect_default(built, avro[CONNECT_DEFAULT])
-            )
-        return built
-
-    def _union(self, branches: list[Any], namespace: str) -> Schema:
-        kinds = [b for b in branches if b != "null"]
-        if len(kinds) == 1 and len(branches) == 2:
-            inner = self.schema(kinds[0], namespace)
-            return dataclasses.replace(inner, optional=True)
-        raise DataError(
-            f"Avro union {branches!r} is not supported: only a union of null and one type "
-            "(an optional Connect schema)"
-        )
-
-    def _map_entry(self, items: AvroSchema, namespace: str) -> Schema | None:
-        if not (isinstance(items, dict) and items.get("type") == "record"):
-            return None
-        full = _full_name(items, namespace)
-        fields = [f["name"] for f in items.get("fields", ())]
-        if not full.startswith(MAP_ENTRY_NAME) or fields != ["key", "value"]:
-            return None
-        space = full.rpartition(".")[0]
-        key = self.schema(items["fields"][0]["type"], space)
-        value = self.schema(items["fields"][1]["type"], space)
-        return Schema(Type.MAP, key_schema=key, value_schema=value)
-
-    def _enum(self, avro: dict[str, Any], namespace: str) -> Schema:
-        full = _full_name(avro, namespace)
-        params = {ENUM_PARAMETER: full}
-        for symbol in avro["symbols"]:
-            params[f"{ENUM_PARAMETER}.{symbol}"] = symbol
-        built = self._meta(avro, Schema(Type.STRING, parameters=params))
-        self.named[full] = built
-        return built
-
-    def _record(self, avro: dict[str, Any], namespace: str) -> Schema:
-        full = _full_name(avro, namespace)
-        space = full.rpartition(".")[0]
-        fields: list[Field] = []
-        for index, field in enumerate(avro.get("fields", ())):
-            fs = self.schema(field["type"], space)
-            if "default" in field and field["default"] is not None:
-                fs = dataclasses.replace(fs, default_value=to_connect_default(fs, field["default"]))
-            fields.append(Field(field["name"], index, fs))
-        name = None if full.startswith(DEFAULT_RECORD_NAME) else full
-        base = Schema(Type.STRUCT, name=name, doc=avro.get("doc"), fields=tuple(fields))
-        built = self._meta(avro, base)
-        self.named[full] = built
-        return built
-
-
-def _full_name(avro: dict[str, Any], namespace: str) -> str:
-    name = str(avro["name"])
-    if "." in name:
-        return name
-    space = avro.get("namespace", namespace)
-    return f"{space}.{name}" if space else name
-
-
-def to_connect_schema(avro: AvroSchema) -> Schema:
-    """The Connect schema of a (writer's) Avro schema, as Confluent's AvroData reads it."""
-    return _ToConnect().schema(avro)
-
-
-def to_connect_default(schema: Schema, node: Any) -> Any:
-    """An Avro JSON default as the Connect value of `schema`."""
-    return to_connect_value(schema, _datum_of_json(schema, node))
-
-
-def _datum_of_json(schema: Schema, node: Any) -> Any:
-    if node is None:
-        return None
-    if schema.type is Type.BYTES and isinstance(node, str):
-        return node.encode("latin-1")
-    if schema.type is Type.ARRAY and isinstance(node, list):
-        assert schema.value_schema is not None
-        return [_datum_of_json(schema.value_schema, v) for v in node]
-    if schema.type is Type.MAP:
-        assert schema.key_schema is not None and schema.value_schema is not None
-        if isinstance(node, dict):
-            return {k: _datum_of_json(schema.value_schema, v) for k, v in node.items()}
-        return [
-            {
-                "key": _datum_of_json(schema.key_schema, e["key"]),
-                "value": _datum_of_json(schema.value_schema, e["value"]),
-            }
-            for e in node
-        ]
-    if schema.type is Type.STRUCT and isinstance(node, dict):
-        return {
-            f.name: _datum_of_json(f.schema, node.get(f.name, f.schema.default_value))
-            for f in schema.fields
-        }
-    return node
-
-
-# --- Avro datum -> Connect value ----------------------------------------------------------------
-
-
-def to_connect_value(schema: Schema, datum: Any) -> Any:
-    """The Connect value of a datum fastavro read with the `wire_schema` of `schema`'s Avro
-    schema (its logical values raw)."""
-    if datum is None:
-        return None
-    name = schema.name
-    if name == Decimal.LOGICAL_NAME:
-        return Decimal.to_logical(schema, datum)
-    if name == Date.LOGICAL_NAME:
-        return Date.to_logical(schema, datum)
-    if name == Time.LOGICAL_NAME:
-        return Time.to_logical(schema, datum)
-    if name == Timestamp.LOGICAL_NAME:
-        return Timestamp.to_logical(schema, datum)
-    kind = schema.type
-    if kind is Type.STRUCT:
-        result = Struct(schema)
-        for f in schema.fields:
-            result.put(f.name, to_connect_value(f.schema, datum.get(f.name)))
-        return result
-    if kind is Type.ARRAY:
-        items = schema.value_schema
-        assert items is not None
-        return [to_connect_value(items, v) for v in datum]
-    if kind is Type.MAP:
-        keys, values = schema.key_schema, schema.value_schema
-        assert keys is not None and values is not None
-        if isinstance(datum, dict):
-            return {k: to_connect_value(values, v) for k, v in datum.items()}
-        return {
-            to_connect_value(keys, e["key"]): to_connect_value(values, e["value"]) for e in datum
-        }
-    if kind is Type.FLOAT32 or kind is Type.FLOAT64:
-        return float(datum)
-    return datum
+def _tagged(branches: list[Any], counter: list[int]) -> list[Any]:
+    counter[0] += 1
+    tagged: list[Any] = []
+    position = 0
+    for branch in branches:
+        if branch == "null":
+            tagged.append("null")
+            continue
+        name = f"{BRANCH_PREFIX}{position}_{counter[0]}"
+        tagged.append({"type": "record", "name": name, "fields": [{"name": "v", "type": branch}]})
+        position += 1
+    return tagged

@@ -17,6 +17,7 @@ from spark_eos_connect.api.data import (
     Timestamp,
 )
 from spark_eos_connect.converters import avro_data
+from spark_eos_connect.converters.avro_options import AvroDataOptions
 from spark_eos_connect.errors import DataError
 
 ENUM = "io.confluent.connect.avro.Enum"
@@ -103,12 +104,12 @@ def test_a_struct_is_a_record_with_connect_metadata_and_field_defaults() -> None
         "type": "record",
         "name": "Order",
         "namespace": "com.example",
-        "doc": "an order",
         "fields": [
             {"name": "id", "type": "long"},
             {"name": "note", "type": ["null", "string"], "default": None},
             {"name": "qty", "type": {"type": "int", "connect.default": 1}, "default": 1},
         ],
+        "connect.doc": "an order",
         "connect.version": 2,
         "connect.parameters": {"owner": "sales"},
         "connect.name": "com.example.Order",
@@ -143,15 +144,26 @@ def test_a_map_with_non_string_keys_is_an_array_of_map_entries() -> None:
     assert avro_data.to_connect_value(schema, datum) == {1: True, -2: False}
 
 
-def test_an_enum_string_is_an_avro_enum_and_back() -> None:
-    avro = avro_data.from_connect_schema(color())
+def test_an_enum_string_is_an_avro_string_by_default_and_an_enum_with_the_enhanced_option() -> None:
+    assert avro_data.from_connect_schema(color()) == {
+        "type": "string",
+        "connect.parameters": dict(color().parameters or {}),
+    }
+    assert avro_data.to_connect_schema(avro_data.from_connect_schema(color())) == color()
+    avro = avro_data.from_connect_schema(color(), AvroDataOptions(enhanced=True))
     assert avro["type"] == "enum"
     assert (avro["name"], avro["namespace"], avro["symbols"]) == (
         "Color",
         "com.example",
         ["RED", "BLUE"],
     )
-    assert avro_data.to_connect_schema(avro) == color()
+    # an Avro enum reads as a STRING named by the enum
+    assert avro_data.to_connect_schema(avro) == (
+        SchemaBuilder.string()
+        .parameters(color().parameters or {})
+        .name("com.example.Color")
+        .build()
+    )
     plain = {"type": "enum", "name": "Suit", "symbols": ["HEARTS", "SPADES"]}
     assert avro_data.to_connect_schema(plain).parameters == {
         ENUM: "Suit",
@@ -180,7 +192,8 @@ def test_a_named_struct_used_twice_is_defined_once_then_referenced() -> None:
         .build()
     )
     avro = avro_data.from_connect_schema(schema)
-    assert avro["fields"][1]["type"] == "com.example.Address"
+    assert avro["fields"][0]["type"]["name"] == "Address"
+    assert avro["fields"][1]["type"] == "Address"  # Avro writes it relative to com.example
     assert avro_data.to_connect_schema(avro) == schema
 
 
@@ -211,6 +224,14 @@ def test_a_value_that_does_not_match_its_schema_is_a_data_error() -> None:
         avro_data.from_connect_value(Schema.STRING, None)
 
 
-def test_unions_other_than_optional_are_refused_by_name() -> None:
-    with pytest.raises(DataError, match="union"):
-        avro_data.to_connect_schema(["null", "int", "string"])
+def test_a_union_of_more_than_null_and_one_type_is_a_union_struct() -> None:
+    schema = avro_data.to_connect_schema(["null", "int", "string"])
+    assert schema == (
+        SchemaBuilder.struct()
+        .name("io.confluent.connect.avro.Union")
+        .field("int", Schema.OPTIONAL_INT32)
+        .field("string", Schema.OPTIONAL_STRING)
+        .optional()
+        .build()
+    )
+    assert avro_data.from_connect_schema(schema) == ["null", "int", "string"]
