@@ -154,3 +154,46 @@ def test_an_avro_schema_id_is_refused_naming_its_type() -> None:
     schema_id = mock_client(url).register_schema("x-value", RegistrySchema('"string"', "AVRO"))
     with pytest.raises(DataError, match="AVRO schema, not a JSON Schema"):
         converter(url).to_connect_data("x", b"\x00" + schema_id.to_bytes(4, "big") + b'"a"')
+
+
+# --- confluent-kafka's own JSON Schema serde (needs the jsonschema package) -------------------
+
+PERSON_JSON_SCHEMA = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "title": "Person",
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "age": {"type": "integer"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["name", "age"],
+}
+
+
+def test_what_confluent_kafkas_json_serializer_writes_reads_as_connect_data() -> None:
+    from confluent_kafka.schema_registry.json_schema import JSONSerializer
+    from confluent_kafka.serialization import MessageField, SerializationContext
+
+    url = scope()
+    serializer = JSONSerializer(json.dumps(PERSON_JSON_SCHEMA), mock_client(url))
+    context = SerializationContext("people", MessageField.VALUE)
+    written = serializer({"name": "ann", "age": 41, "tags": ["a"]}, context)
+    result = converter(url).to_connect_data("people", written)
+    assert result.value.get("name") == "ann"
+    assert result.value.get("age") == 41
+    assert result.value.get("tags") == ["a"]
+    with pytest.raises(Exception, match="is a required property"):
+        serializer({"name": "no age"}, context)  # the serializer validates: jsonschema works
+
+
+def test_confluent_kafkas_json_deserializer_reads_what_the_converter_writes() -> None:
+    from confluent_kafka.schema_registry.json_schema import JSONDeserializer
+    from confluent_kafka.serialization import MessageField, SerializationContext
+
+    url = scope()
+    written = converter(url).from_connect_data("orders", ORDER, order())
+    deserializer = JSONDeserializer(None, schema_registry_client=mock_client(url))
+    decoded = deserializer(written, SerializationContext("orders", MessageField.VALUE))
+    assert decoded["id"] == order().get("id")
+    assert decoded["tags"] == order().get("tags")
