@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from spark_eos_connect.spark.class_archive import CONF_DIR_ENV, archive_file, empty_conf_dir
-from spark_eos_connect.spark.session import build_session, plan_session
+from spark_eos_connect.spark.session import build_session, job_log_file, plan_session
 
 TRAIN_FLAG = "--train"
 TRAIN_TIMEOUT_S = 600.0
@@ -89,7 +89,7 @@ def _train_in_this_process() -> None:
     options = f"-XX:ArchiveClassesAtExit={os.environ[OUT_ENV]} {TRAINING_CDS_LOGGING}"
     dump = {"spark.driver.extraJavaOptions": options}
     plan = plan_session("eosconnect-class-archive", extra=dump, env={}, delta=False)
-    spark = build_session(plan, quiet=True)
+    spark = build_session(plan, quiet_log=job_log_file("class-archive-training"))
     spark.range(1000).selectExpr("id % 7 AS k").groupBy("k").count().collect()
     spark.dataSource.register(_training_source())
     with tempfile.TemporaryDirectory() as checkpoint:

@@ -100,11 +100,24 @@ def job_session(plan: SessionPlan, verbose: bool = False) -> Any:
     `spark_eos_connect.spark.session`); its drain file (`arm_drain_file`) reaches the source
     reader even when spark-submit started the JVM before the job chose the file."""
     from spark_eos_connect.spark.drain import DRAIN_ENV
-    from spark_eos_connect.spark.session import build_session, submitted_conf, wants_quiet_logs
+    from spark_eos_connect.spark.session import (
+        build_session,
+        job_log_file,
+        submitted_conf,
+        wants_quiet_logs,
+    )
 
+    global _spark_log
     drain = os.environ.get(DRAIN_ENV)
-    quiet = wants_quiet_logs(plan, verbose, submitted_conf() or {})
-    return build_session(plan, worker_env={DRAIN_ENV: drain} if drain else None, quiet=quiet)
+    if wants_quiet_logs(plan, verbose, submitted_conf() or {}):
+        _spark_log = job_log_file(plan.conf.get("spark.app.name", "job"))
+        print(f"Spark's log: {_spark_log}", flush=True)
+    worker_env = {DRAIN_ENV: drain} if drain else None
+    return build_session(plan, worker_env=worker_env, quiet_log=_spark_log)
+
+
+_spark_log: Path | None = None
+"""The quiet job's Spark log file (`job_session`), named again when the job fails."""
 
 
 def embedded_broker_warning(plan: SessionPlan | None) -> str | None:
@@ -390,6 +403,12 @@ def stop_active_session() -> None:
             session.stop()
 
 
+def say_where_the_log_is(job: str) -> None:
+    """Name the quiet job's Spark log (the failure's stacks are there), if it has one."""
+    if _spark_log is not None:
+        print(f"{job}: Spark's log, with the full stacks: {_spark_log}", file=sys.stderr)
+
+
 def job_entry(main: JobMain) -> JobMain:
     """A job's `main` whose failure ends on one line naming its root cause, exit code 1: the
     project's own errors (a wrong option, an unreachable broker, a failed query) by their
@@ -402,10 +421,12 @@ def job_entry(main: JobMain) -> JobMain:
             return main(argv)
         except EosConnectError as error:
             stop_active_session()
+            say_where_the_log_is(job)
             print(f"{job}: {error}", file=sys.stderr, flush=True)
         except Exception as error:
             traceback.print_exc()
             stop_active_session()
+            say_where_the_log_is(job)
             print(f"{job}: failed: {root_cause_of(error)}", file=sys.stderr, flush=True)
         return 1
 

@@ -14,9 +14,10 @@ Tuning for one machine (no UI, `cores` shuffle partitions) applies to a local ma
 A driver JVM this process starts maps the class archive `make setup` trains
 (`spark.class_archive`: about half of a bare session's start).
 
-Jobs quiet Spark's own logging from the start (`jvm/log4j2-spark.properties`: errors, plus
-the warnings about lost tasks); `--verbose`, or a log4j configuration file given in
-`spark.driver.extraJavaOptions` (spark-submit `--driver-java-options`), keeps Spark's logs.
+Jobs quiet Spark's own logging from the start (`jvm/log4j2-spark.properties`: warnings and
+errors with their stacks to the job's log file, one line per lost task on the console);
+`--verbose`, or a log4j configuration file given in `spark.driver.extraJavaOptions`
+(spark-submit `--driver-java-options`), keeps Spark's logs.
 """
 
 from __future__ import annotations
@@ -46,7 +47,11 @@ DELTA_JAR_PREFIX = "delta-spark_"
 LOG4J_CONFIG_FLAG = "-Dlog4j2.configurationFile"
 DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 QUIET_LOG4J_FILE = "log4j2-spark.properties"
-"""In `spark_eos_connect.jvm`: the logging of a quiet job (errors, lost tasks)."""
+"""In `spark_eos_connect.jvm`: the logging of a quiet job (a log file, lost tasks)."""
+JOB_LOG_PROPERTY = "eosconnect.job.log"
+"""The Java system property naming a quiet job's log file (the log4j2 file reads it)."""
+JOB_LOG_DIR_ENV = "EOSCONNECT_LOG_DIR"
+"""Where quiet jobs write their Spark logs (default: `eosconnect-logs` in the temp folder)."""
 
 
 @dataclass(frozen=True)
@@ -325,19 +330,38 @@ def with_java_options(conf: Mapping[str, str], options: str) -> dict[str, str]:
     return {**conf, DRIVER_JAVA_OPTIONS: f"{given} {options}".strip()}
 
 
-def with_quiet_logging(conf: Mapping[str, str]) -> dict[str, str]:
-    """`conf` with the quiet log4j2 file added to the driver JVM's options."""
-    return with_java_options(conf, f"{LOG4J_CONFIG_FLAG}={quiet_log_config().as_uri()}")
+def job_log_file(app_name: str, env: Mapping[str, str] | None = None) -> Path:
+    """A new log file for a quiet job's Spark log: `<app name>-<time>-<pid>.log` in
+    `$EOSCONNECT_LOG_DIR`, else in `eosconnect-logs` under the temp folder (created)."""
+    import tempfile
+    import time
+
+    environ = os.environ if env is None else env
+    folder = Path(environ.get(JOB_LOG_DIR_ENV) or Path(tempfile.gettempdir(), "eosconnect-logs"))
+    folder.mkdir(parents=True, exist_ok=True)
+    safe_name = "".join(c if c.isalnum() or c in "-_." else "_" for c in app_name)
+    return folder / f"{safe_name}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
 
 
-def quiet_running_jvm() -> None:
-    """Load the quiet log4j2 file into the running driver JVM (spark-submit's: it logged its
-    own start-up before this process ran, and Spark reloads its default logging while the
-    SparkContext starts, which `spark.log.level` quiets)."""
+def with_quiet_logging(conf: Mapping[str, str], log_file: Path) -> dict[str, str]:
+    """`conf` with the quiet log4j2 file, writing to `log_file`, added to the driver JVM's
+    options."""
+    return with_java_options(
+        conf,
+        f"{LOG4J_CONFIG_FLAG}={quiet_log_config().as_uri()} "
+        + shlex.quote(f"-D{JOB_LOG_PROPERTY}={log_file}"),
+    )
+
+
+def quiet_running_jvm(log_file: Path) -> None:
+    """Load the quiet log4j2 file, writing to `log_file`, into the running driver JVM
+    (spark-submit's: it logged its own start-up before this process ran, and Spark reloads its
+    default logging while the SparkContext starts, which `spark.log.level` quiets)."""
     from pyspark import SparkContext
 
     jvm = SparkContext._jvm
     assert jvm is not None
+    jvm.java.lang.System.setProperty(JOB_LOG_PROPERTY, str(log_file))
     uri = jvm.java.net.URI(quiet_log_config().as_uri())
     jvm.org.apache.logging.log4j.core.config.Configurator.reconfigure(uri)
 
@@ -395,13 +419,13 @@ def build_session(
     plan: SessionPlan,
     register: bool = True,
     worker_env: Mapping[str, str] | None = None,
-    quiet: bool = False,
+    quiet_log: Path | None = None,
 ) -> Any:
     """The SparkSession `plan` describes, with the `eosconnect` data source registered.
 
     `worker_env` reaches the data source's Python processes (driver-side readers, executors)
-    even when spark-submit started the JVM before this process set it; `quiet` quiets Spark's
-    logging from the start (see the module docstring).
+    even when spark-submit started the JVM before this process set it; `quiet_log` quiets
+    Spark's logging from the start, into that file (see the module docstring).
     """
     from pyspark.sql import SparkSession
 
@@ -413,19 +437,19 @@ def build_session(
     else:
         use_this_interpreter_for_workers(plan)
         conf = plan.conf
-        if quiet and plan.submitted:
+        if quiet_log and plan.submitted:
             conf = {**conf, "spark.log.level": "ERROR"}
-        elif quiet:
-            conf = with_quiet_logging(conf)
+        elif quiet_log:
+            conf = with_quiet_logging(conf, quiet_log)
         if plan.submitted:  # spark-submit started the JVM: the session attaches to it
             spark = _get_or_create(conf)
         else:
             import_in_background(FIRST_GATEWAY_CALL_IMPORTS)
             with class_archive.driver_launch() as archive_options:
                 spark = _get_or_create(with_java_options(conf, archive_options))
-        if quiet and plan.submitted:
-            quiet_running_jvm()
-        elif not quiet:
+        if quiet_log and plan.submitted:
+            quiet_running_jvm(quiet_log)
+        elif not quiet_log:
             spark.sparkContext.setLogLevel("WARN")
     spark.sparkContext.environment.update(worker_env or {})
     if register:

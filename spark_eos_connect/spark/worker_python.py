@@ -15,7 +15,11 @@ copies from `sys.path` only when they belong to the pyspark that is installed (t
 the installed package's own folder; py4j's when py4j is installed too), so a Spark
 distribution's own zip is kept; then it runs `-m module` or `-c code` as Python would, and
 hands any other command line to the interpreter itself. Nothing of pyspark is imported before
-the path is fixed (the package's `__init__` imports only `version`).
+the path is fixed (the package's `__init__` imports only `version`). pyspark's worker daemon
+(`-m pyspark.daemon`, which Spark starts for task workers and, whatever
+`spark.python.daemon.module` says, for the data source planners) runs as
+`spark_eos_connect.spark.quiet_daemon`: the same daemon, without a `BrokenPipeError` traceback
+when the JVM has closed a worker's socket.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ SPARK_LIB = ("python", "lib")
 """Where a Spark home keeps `pyspark.zip` and py4j's source zip."""
 COMMAND = "eosconnect-spark-python"
 """The console script installed with the package (`setup.cfg`)."""
+RUN_INSTEAD = {"pyspark.daemon": "spark_eos_connect.spark.quiet_daemon"}
+"""Modules Spark asks for (`-m`) and what runs in their place."""
 
 
 def _installed(name: str, path: Sequence[str]) -> str | None:
@@ -72,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if flag == "-m":
         sys.path[:] = [os.getcwd(), *path]
         sys.argv = [target, *rest]
-        runpy.run_module(target, run_name="__main__", alter_sys=True)
+        runpy.run_module(RUN_INSTEAD.get(target, target), run_name="__main__", alter_sys=True)
     else:
         sys.path[:] = ["", *path]
         sys.argv = ["-c", *rest]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,8 +42,45 @@ def test_an_unwritable_delta_path_ends_on_its_root_cause(
     assert "[DELTA_CANNOT_CREATE_LOG_PATH]" in last
     assert "(caused by ParentNotDirectoryException: Parent path is not a directory: " in last
     assert "Py4JJavaError" not in last
-    assert "Caused by: " in done.stderr, "the full trace stays in the output above"
+    assert "Caused by: " in named_log(done.stderr).read_text(), "the full trace is in the log"
     assert a_file.read_text() == "not a folder"
+
+
+def named_log(stderr: str) -> Path:
+    """The Spark log a failed job names on stderr."""
+    found = re.search(r"Spark's log, with the full stacks: (\S+)", stderr)
+    assert found, stderr
+    return Path(found.group(1))
+
+
+def test_a_task_failing_on_every_attempt_reads_in_one_screen(
+    bootstrap_servers: str,
+    run_job: Callable[..., Any],
+    unique_name: Callable[[str], str],
+    tmp_path: Path,
+) -> None:
+    done = run_job(
+        "source_to_kafka.py",
+        *("--name", unique_name("unreachable"), "--connector-class", "PostgresCdcSource"),
+        *("--option", "database.hostname=127.0.0.1", "--option", "database.port=1"),
+        *("--option", "database.user=cdc", "--option", "database.password=not-shown"),
+        *("--option", "database.dbname=shop", "--option", "topic.prefix=shop"),
+        *("--bootstrap-servers", bootstrap_servers, "--checkpoint", str(tmp_path / "ck")),
+        "--until-idle",
+    )
+
+    assert done.returncode == 1
+    output = done.stdout.splitlines() + done.stderr.splitlines()
+    assert len(output) <= 30, "\n".join(output)
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr
+    assert "Lost task 0.0 in stage" in done.stderr  # one line per attempt, no stack
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("source_to_kafka: the streaming query failed: CdcSetupError: ")
+    assert "127.0.0.1:1" in last
+    log = named_log(done.stderr).read_text()
+    assert "spark_eos_connect.connectors.postgres.database.CdcSetupError" in log
+    assert "failed 4 times; aborting job" in log
+    assert "not-shown" not in log + done.stdout + done.stderr
 
 
 def test_a_sink_job_on_a_topic_that_does_not_exist_says_so_and_why_it_was_idle(

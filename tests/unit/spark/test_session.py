@@ -4,6 +4,7 @@ functions)."""
 from __future__ import annotations
 
 import importlib.util
+import shlex
 import sys
 from pathlib import Path
 
@@ -14,12 +15,15 @@ from spark_eos_connect.spark.job_support import embedded_broker_warning
 from spark_eos_connect.spark.session import (
     DELTA_SESSION_CONF,
     FIRST_GATEWAY_CALL_IMPORTS,
+    JOB_LOG_DIR_ENV,
+    JOB_LOG_PROPERTY,
     LOG4J_CONFIG_FLAG,
     SessionPlan,
     choose_master,
     has_delta_jar,
     import_in_background,
     is_local_master,
+    job_log_file,
     plan_session,
     submit_args_master,
     wants_quiet_logs,
@@ -251,15 +255,27 @@ def test_a_users_log_level_keeps_spark_logging(where: str) -> None:
     assert not wants_quiet_logs(plan, verbose=False, submitted=submitted)
 
 
-def test_quiet_logging_joins_the_drivers_java_options() -> None:
-    conf = with_quiet_logging({"spark.driver.extraJavaOptions": "-Xss4m", "spark.app.name": "j"})
+def test_quiet_logging_joins_the_drivers_java_options(tmp_path: Path) -> None:
+    log = tmp_path / "a folder" / "job.log"
+    conf = with_quiet_logging(
+        {"spark.driver.extraJavaOptions": "-Xss4m", "spark.app.name": "j"}, log
+    )
 
-    options = conf["spark.driver.extraJavaOptions"].split()
+    options = shlex.split(conf["spark.driver.extraJavaOptions"])
     assert options[0] == "-Xss4m"
     flag, uri = options[1].split("=", 1)
     assert flag == LOG4J_CONFIG_FLAG
     assert uri.startswith("file:/") and uri.endswith("/jvm/log4j2-spark.properties")
+    assert options[2] == f"-D{JOB_LOG_PROPERTY}={log}"
     assert conf["spark.app.name"] == "j"
+
+
+def test_a_job_log_is_a_new_file_named_for_the_app(tmp_path: Path) -> None:
+    log = job_log_file("source_to_kafka-orders/cdc", env={JOB_LOG_DIR_ENV: str(tmp_path / "logs")})
+
+    assert log.parent == tmp_path / "logs" and log.parent.is_dir()
+    assert log.name.startswith("source_to_kafka-orders_cdc-") and log.suffix == ".log"
+    assert not log.exists()
 
 
 def test_a_job_without_delta_gets_no_delta_jars_unless_it_gives_them() -> None:
