@@ -43,13 +43,40 @@ SHIPPED = (
     "PostgresCdcSource",
     "PostgresSink",
 )
+"""The order of the connectors' sections; a connector `known_connectors()` lists that is not
+here follows them, so no shipped connector is left out of the page."""
+
+PAGES = {
+    "FileStreamSource": (
+        "Converters, transforms and Connect configs",
+        "converters-and-transforms.md",
+    ),
+    "FileStreamSink": ("Sinks and Delta Lake", "sinks-and-delta.md"),
+    "Generator": ("Getting started", "getting-started.md"),
+    "DeltaSink": ("Sinks and Delta Lake", "sinks-and-delta.md"),
+    "PostgresCdcSource": ("PostgreSQL CDC source", "connectors/postgres-cdc-source.md"),
+    "PostgresSink": ("PostgreSQL sink", "connectors/postgres-sink.md"),
+    "Converters": ("Converters, transforms and Connect configs", "converters-and-transforms.md"),
+    "AvroConverter": ("Schema Registry converters", "converters/schema-registry.md"),
+    "JsonSchemaConverter": ("Schema Registry converters", "converters/schema-registry.md"),
+}
+"""The documentation page of a connector or converter (relative to `docs/`), linked from its
+section."""
+
+
+def _page_link(short: str) -> str:
+    """`See [title](page).` for a connector or converter with a page, else nothing."""
+    if short not in PAGES:
+        return ""
+    title, page = PAGES[short]
+    return f"Documented in [{title}]({page}).\n\n"
 
 
 def connector_config_defs() -> list[tuple[str, ConfigDef]]:
     """(short name, options) of every shipped connector that can be imported here."""
     defs = []
     aliases = known_connectors()
-    for short in SHIPPED:
+    for short in [*SHIPPED, *sorted(set(aliases) - set(SHIPPED))]:
         if short not in aliases:
             continue
         try:
@@ -64,11 +91,11 @@ def _first_line(text: str | None) -> str:
     return (text or "").strip().splitlines()[0] if (text or "").strip() else ""
 
 
-def _options_of(title: str, definition: ConfigDef, prefix: str) -> str:
-    """A `####` heading and the options table of one plugin (nothing when it has none)."""
+def _options_of(title: str, definition: ConfigDef, prefix: str, intro: str = "") -> str:
+    """A `###` heading and the options table of one plugin (nothing when it has none)."""
     if not len(definition):
         return ""
-    return f"### {title} options (`{prefix}<option>`)\n\n" + definition.to_markdown()
+    return f"### {title} options (`{prefix}<option>`)\n\n{intro}" + definition.to_markdown()
 
 
 def converters_reference() -> str:
@@ -86,8 +113,14 @@ def converters_reference() -> str:
     ]
     lines += [f"| `{name}` | {_first_line(cls.__doc__)} |" for name, cls in CONVERTERS.items()]
     tables = [
-        _options_of(f"`{name.rsplit('.', 1)[1]}`", cls.config_def, "<key|value|header>.converter.")
+        _options_of(
+            f"`{simple}`",
+            cls.config_def,
+            "<key|value|header>.converter.",
+            _page_link(simple) or _page_link("Converters"),
+        )
         for name, cls in CONVERTERS.items()
+        for simple in [name.rsplit(".", 1)[1]]
     ]
     return "\n".join(lines) + "\n\n" + "\n".join(t for t in tables if t)
 
@@ -114,6 +147,13 @@ def plugins_reference(kind: PluginKind, title: str, prefix: str) -> str:
     return "\n".join(lines) + "\n\n" + "\n".join(t for t in tables if t)
 
 
+def _with_link(section: str, short: str) -> str:
+    """A connector's section with its page's link under the heading."""
+    heading, _, rest = section.strip().partition("\n\n")
+    link = _page_link(short)
+    return f"{heading}\n\n{link}{rest}" if link else section
+
+
 def options_reference() -> str:
     """The whole options reference as markdown."""
     source = CONNECTOR_FRAMEWORK_CONFIG.merge(SOURCE_CONVERTER_CONFIG)
@@ -137,7 +177,8 @@ def options_reference() -> str:
         ),
     ]
     parts += [
-        definition.to_markdown(f"`{name}` options") for name, definition in connector_config_defs()
+        _with_link(definition.to_markdown(f"`{name}` options"), name)
+        for name, definition in connector_config_defs()
     ]
     parts.append(
         "Kafka client settings pass through with the `kafka.` prefix, e.g. "

@@ -28,6 +28,9 @@ ELSEWHERE = "TEST:"
 """Prefix of a coverage entry naming a test outside this folder (`TEST:path::name`), for
 snippets that need another folder's fixtures (the Spark cluster's)."""
 
+DIAGRAM_LANGS = frozenset({"mermaid"})
+"""Fenced blocks that are pictures, not code: no test runs them."""
+
 COVERAGE: dict[str, str] = {
     # `make demo` and `make test` are the two commands CI runs: `make test` runs this suite,
     # `make demo` the demo job; both run `make setup` first (checked by the unit test).
@@ -119,6 +122,7 @@ def snippets(markdown: str, page: str = "") -> list[Snippet]:
             page,
         )
         for m in _FENCE.finditer(markdown)
+        if m.group(2) not in DIAGRAM_LANGS
     ]
     for paragraph in _PARAGRAPHS.split(_FENCE.sub("\n\n", markdown)):
         leading = _COMMENT.match(paragraph.lstrip())  # a comment opening the paragraph
