@@ -36,6 +36,7 @@ from spark_eos_connect.jvm.broker import LocalKafkaBroker
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic, read_to_end
 from spark_eos_connect.protocol.offsets_format import decode_offset_key, decode_offset_value
 from spark_eos_connect.runtime import commit_hooks
+from spark_eos_connect.spark.session import JOB_LOG_DIR_ENV
 
 TASKS = 2
 RECORDS_PER_TASK = 50_000
@@ -68,6 +69,7 @@ class Demo:
         self.config = {"bootstrap.servers": bootstrap}
         self.work = work
         self.log = log
+        self.log_dir = work / "job-logs"
         self.topic = f"{args.prefix}-events"
         self.generator = f"{args.prefix}-generator"
         self.delta = f"{args.prefix}-delta"
@@ -79,6 +81,7 @@ class Demo:
         lines of its micro-batches (which Spark's Python workers print there) go to stdout too,
         everything else to the log."""
         env = dict(os.environ)
+        env[JOB_LOG_DIR_ENV] = str(self.log_dir)  # each job's Spark log, beside the demo's
         env.pop(FAULT_ENV, None)
         env.pop(commit_hooks.HOOKS_ENV, None)
         if fault:
@@ -239,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="eosconnect-demo-"))
     work.mkdir(parents=True, exist_ok=True)
     log_path = work / "demo.log"
-    print(f"== Spark, JVM and Kafka client logs: {log_path}", flush=True)
+    print(f"== Spark, JVM and Kafka client logs: {log_path} (Spark's: job-logs/)", flush=True)
     with log_path.open("a") as log:
         if args.bootstrap_servers:
             return run(Demo(args, args.bootstrap_servers, work, log))

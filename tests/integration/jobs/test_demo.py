@@ -36,7 +36,12 @@ def test_demo_stages_print_a_clean_run(
 
     lines = result.stdout.splitlines()
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    assert lines[0] == f"== Spark, JVM and Kafka client logs: {tmp_path / 'demo.log'}"
+    logs = f"== Spark, JVM and Kafka client logs: {tmp_path / 'demo.log'} (Spark's: job-logs/)"
+    assert lines[0] == logs
+    spark_logs = [
+        Path(line.split(": ", 1)[1]) for line in lines if line.startswith("Spark's log: ")
+    ]
+    assert spark_logs and all(log.parent == tmp_path / "job-logs" for log in spark_logs)
     assert [line for line in lines if NOISE.search(line)] == []
     assert "checkpoint replaced" not in (tmp_path / "demo.log").read_text()
     [resumed] = [line for line in lines if "resuming from the offsets committed in Kafka" in line]
