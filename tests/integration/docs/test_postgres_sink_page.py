@@ -1,83 +1,79 @@
-"""`docs/connectors/postgres-sink.md`'s Kafka -> PostgreSQL example, run as the page shows it on
-the test broker and the test PostgreSQL server (only the addresses, names and login replaced)."""
+"""`docs/connectors/postgres-sink.md` run as a reader runs it: every block in page order in one
+namespace (the setup SQL, a few records into Kafka, Kafka -> PostgreSQL, the script form's wait,
+the stop), on the test broker and the test PostgreSQL server; only hosts, ports, paths and
+names are replaced."""
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Producer
 
 from spark_eos_connect.testing import wait_for
-from spark_eos_connect.testing.postgres import PostgresDatabase
+from spark_eos_connect.testing.postgres import PostgresCluster
 
-from .readme import replace_literals
+from .page_order import PageRun
 
 pytestmark = pytest.mark.integration
 
 PAGE = Path(__file__).resolve().parents[3] / "docs" / "connectors" / "postgres-sink.md"
-SCHEMA = {
-    "type": "struct",
-    "optional": False,
-    "fields": [
-        {"field": "id", "type": "int64", "optional": False},
-        {"field": "item", "type": "string", "optional": True},
-    ],
-}
 
 
-def python_block(markdown: str) -> str:
-    """The page's (only) Python block."""
-    [block] = re.findall(r"```python\n(.*?)```", markdown, re.DOTALL)
-    return block
-
-
-def test_the_kafka_to_postgres_example_writes_each_record_once(
+def test_the_sink_page_runs_in_page_order(
     spark: Any,
     bootstrap_servers: str,
-    kafka_config: dict[str, Any],
-    topic_factory: Callable[..., str],
     unique_name: Callable[[str], str],
-    postgres_db: PostgresDatabase,
+    postgres: PostgresCluster,
     tmp_path: Path,
 ) -> None:
-    topic, name = topic_factory("orders", partitions=2), unique_name("orders-to-postgres")
-    producer = Producer(kafka_config)
-    for n in range(50):
-        value = {"schema": SCHEMA, "payload": {"id": n, "item": f"item-{n}"}}
-        producer.produce(topic, json.dumps(value).encode(), partition=n % 2)
-    producer.flush(30)
-    code = replace_literals(
-        python_block(PAGE.read_text()),
-        {
-            "orders-to-postgres": name,
-            "orders": topic,
+    shop = unique_name("shop").replace("-", "_")
+    role, topic = f"{shop}_user", unique_name("orders")
+    page = PageRun(
+        PAGE,
+        python={
             "127.0.0.1:9092": bootstrap_servers,
+            "orders": topic,
+            "orders-to-postgres": unique_name("orders-to-postgres"),
             "jdbc:postgresql://127.0.0.1:5432/shop": (
-                f"jdbc:postgresql://{postgres_db.host}:{postgres_db.port}/{postgres_db.dbname}"
+                f"jdbc:postgresql://{postgres.host}:{postgres.port}/{shop}"
             ),
-            "eosconnect": postgres_db.user,
-            "change-me": postgres_db.password,
+            "eos_user": role,
             "/tmp/checkpoints/orders-to-postgres": str(tmp_path / "ck"),
         },
+        sql={"eos_user": role, "shop": shop},
+        postgres=postgres,
     )
-    namespace: dict[str, Any] = {"spark": spark}
-    exec(compile(code, str(PAGE), "exec"), namespace)
-    query = namespace["query"]
 
     def rows() -> list[tuple[Any, ...]]:
         table = f'"{topic}"'  # the table is named after the topic
-        with postgres_db.connect() as connection:
+        with postgres.database(shop).connect() as connection:
             if connection.execute("SELECT to_regclass(%s)", (table,)).fetchone() == (None,):
                 return []
-            return list(connection.execute(f"SELECT id, item FROM {table} ORDER BY id").fetchall())
+            return list(connection.execute(f"SELECT id, item FROM {table} ORDER BY id"))
 
     try:
-        wait_for(lambda: len(rows()) >= 50, 120, "the example's 50 rows")
+        page.setup_shell()
+        page.sql_block()  # the role and the database
+        postgres.created.append(shop)  # dropped when the test ends
+        page.python_block()  # three records into the topic
+        page.python_block()  # spark: the session's own (a running session is reused)
+        page.python_block()  # Kafka -> PostgreSQL
+        query = page.namespace["query"]
+
+        def written() -> bool:  # "a moment later ... shows the three rows"
+            assert query.exception() is None, query.exception()
+            return len(rows()) >= 3
+
+        wait_for(written, 60, "the page's three rows in PostgreSQL")
+        joined = page.python_block_in_background()  # query.awaitTermination()
+        page.python_block()  # query.stop()
+        joined(60)
+        page.finished()
+        assert rows() == [(1, "apple"), (2, "pear"), (3, "plum")]
     finally:
-        query.stop()
-    assert rows() == [(n, f"item-{n}") for n in range(50)]
+        if "query" in page.namespace:
+            page.namespace["query"].stop()
+        postgres.drop_database(shop)
+        postgres.database().execute(f'DROP ROLE IF EXISTS "{role}"')
