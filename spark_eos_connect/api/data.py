@@ -14,7 +14,8 @@ A record key or value may carry a `Schema`; the value then has to match it. Publ
   `int8() int16() int32() int64() float32() float64() boolean() string() bytes() struct()
   array(value_schema) map(key_schema, value_schema) of(type)`; setters `optional() required()
   default_value(v) name(n) version(v) doc(d) parameter(k, v) parameters(m) field(name, schema)`.
-- `Struct`: a structured value: `Struct(schema, {"id": 1})`, `put(name, value)` (checked at
+- `Struct`: a structured value: `Struct(schema, {"id": 1})`, `Struct.of_values(schema,
+  values)` (one value per field in order, checked whole), `put(name, value)` (checked at
   once, returns the struct), `get(name)` (the field's default when unset),
   `get_without_default(name)`, `validate()`, `to_dict()`.
 - `Decimal`, `Date`, `Time`, `Timestamp`: the logical types, each with `LOGICAL_NAME`,
@@ -485,6 +486,23 @@ class Struct:
         """Raise `DataError` if a required field without default is unset (or any is invalid)."""
         self._validate("")
 
+    @classmethod
+    def of_values(cls, schema: Schema, values: list[Any]) -> Struct:
+        """A struct holding `values`, one per field in field order (None: unset), checked whole
+        at once as `validate` checks it. The struct takes the list: do not change it after."""
+        if not isinstance(schema, Schema) or schema.type is not Type.STRUCT:
+            raise DataError(f"Not a struct schema: {schema!r}")
+        if len(values) != len(schema.fields):
+            raise DataError(
+                f"{len(values)} values for the {len(schema.fields)} fields of {schema!r}"
+            )
+        struct = cls.__new__(cls)
+        struct._schema = schema
+        struct._values = values
+        struct._checked = False
+        struct._validate("")
+        return struct
+
     def _validate(self, path: str) -> None:
         if self._checked:
             return
@@ -493,8 +511,17 @@ class Struct:
             if value is None:
                 if schema.optional or schema.default_value is not None:
                     continue
-            elif _plainly_valid(schema, value):
-                continue
+            elif value.__class__ is schema._plain:
+                bounds = schema._bounds  # (mypy narrows `value` to object here)
+                if bounds is None or bounds[0] <= value < bounds[1]:  # type: ignore[operator]
+                    continue
+            elif (
+                value.__class__ is Struct
+                and value._checked
+                and value._schema is schema
+                and schema.name not in _LOGICAL_NAMES
+            ):
+                continue  # a struct checked whole, of this very schema
             _check(schema, value, _join(path, f.name))
         self._checked = True
 

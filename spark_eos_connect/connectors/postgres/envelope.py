@@ -184,15 +184,23 @@ class TableSchemas:
         self._fills = [
             (
                 at,
-                column.name,
                 text_parser(column, settings),
                 missing_value(field.schema),
                 unavailable_value(column, field.schema, settings),
             )
             for (at, column), field in zip(kept, self.row_schema.fields, strict=True)
         ]
-        """Per kept column: its position in a row, name, text parser (None: the text), value
-        for a null, value for an unchanged TOASTed value."""
+        """Per kept column: its position in a row, text parser (None: the text), value for a
+        null, value for an unchanged TOASTed value."""
+        key_fields = [self.row_schema.field(column.name) for column, _ in self._key_columns]
+        self._key_fields = [
+            (field.index, field.schema.default_value) for field in key_fields if field is not None
+        ]
+        """Per key column: its position in a row struct, and its default."""
+        self._key_gap = [
+            c.name for (c, _), f in zip(self._key_columns, key_fields, strict=True) if f is None
+        ]
+        """Key columns left out of the rows (excluded, or of a type without schema)."""
         self.envelope_schema = (
             SchemaBuilder.struct()
             .name(f"{self.topic}.Envelope")
@@ -221,9 +229,9 @@ class TableSchemas:
                 f"table {self.table.qualified}: a row of {len(values)} values for "
                 f"{self._width} columns ({', '.join(c.name for c in self.table.columns)})"
             )
-        struct = Struct(self.row_schema)
-        put = struct.put
-        for at, name, parse, missing, unchanged in self._fills:
+        filled: list[Any] = []
+        append = filled.append
+        for at, parse, missing, unchanged in self._fills:
             value = values[at]
             if value.__class__ is str:
                 if parse is not None:
@@ -235,18 +243,26 @@ class TableSchemas:
                 value = missing
             elif value is UNCHANGED_TOAST:
                 value = unchanged
-            if value is not None:  # an unset field is null
-                put(name, value)
-        return struct
+            append(value)
+        try:
+            return Struct.of_values(self.row_schema, filled)
+        except DataError as error:
+            raise DataError(f"table {self.table.qualified}: {error}") from error
 
     def key(self, row: Struct) -> Struct | None:
         """The `Key` struct of a row; None for a table without key columns."""
         if self.key_schema is None:
             return None
-        struct = Struct(self.key_schema)
-        for column, _ in self._key_columns:
-            struct.put(column.name, row.get(column.name))
-        return struct
+        if self._key_gap:
+            raise DataError(
+                f"table {self.table.qualified}: key columns {self._key_gap} are left out of "
+                "its rows (excluded, or of a type Debezium has no schema for)"
+            )
+        values = row.values()
+        return Struct.of_values(
+            self.key_schema,
+            [default if values[at] is None else values[at] for at, default in self._key_fields],
+        )
 
     def event(
         self,
@@ -260,23 +276,13 @@ class TableSchemas:
         row = after if after is not None else before
         if row is None:
             raise DataError(f"a {op!r} event of {self.table.qualified} needs a row")
-        envelope = Struct(self.envelope_schema)
-        if before is not None:
-            envelope.put("before", before)
-        if after is not None:
-            envelope.put("after", after)
-        envelope.put("source", self._source(source))
-        envelope.put("op", op)
-        envelope.put("ts_ms", now_us // 1000)
-        envelope.put("ts_us", now_us)
-        envelope.put("ts_ns", now_us * 1000)
-        return ChangeEvent(
-            self.topic,
-            self.key(row),
-            self.key_schema,
-            envelope,
+        now_ms = now_us // 1000
+        envelope = Struct.of_values(
             self.envelope_schema,
-            now_us // 1000,
+            [before, after, self._source(source), None, op, now_ms, now_us, now_us * 1000],
+        )
+        return ChangeEvent(
+            self.topic, self.key(row), self.key_schema, envelope, self.envelope_schema, now_ms
         )
 
     def tombstone(self, deleted: ChangeEvent) -> ChangeEvent:

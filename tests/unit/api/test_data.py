@@ -173,6 +173,26 @@ def test_a_nested_struct_checked_once_is_checked_again_only_after_a_put() -> Non
     assert shared._checked
 
 
+def test_of_values_checks_the_struct_whole_at_once() -> None:
+    address = Struct(ADDRESS, {"zip": 1})
+    values = [7, None, None, address, None, decimal.Decimal("1.00")]
+    values += [None] * (len(ORDER.fields) - len(values))
+    made = Struct.of_values(ORDER, values)
+    assert made._checked and made.values() is values
+    assert made == Struct(ORDER, {"id": 7, "address": address, "price": decimal.Decimal("1.00")})
+    assert made.get("qty") == 1  # unset: the default
+    with pytest.raises(DataError, match='field "id": expected schema of type INT64'):
+        Struct.of_values(ORDER, ["7", *values[1:]])
+    with pytest.raises(DataError, match='field "id": null for a required'):
+        Struct.of_values(ORDER, [None, *values[1:]])
+    with pytest.raises(DataError, match=r'field "address\.zip": null for a required'):
+        Struct.of_values(ORDER, [7, None, None, Struct(ADDRESS), *values[4:]])
+    with pytest.raises(DataError, match="1 values for the"):
+        Struct.of_values(ORDER, [7])
+    with pytest.raises(DataError, match="Not a struct schema"):
+        Struct.of_values(Schema.INT32, [])
+
+
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [
