@@ -24,6 +24,7 @@ from spark_eos_connect.herder import Herder
 from spark_eos_connect.protocol.offsets_format import decode_offset_key, decode_offset_value
 from spark_eos_connect.testing import wait_for
 
+from .page_order import PageRun
 from .readme import (
     REPO,
     VENV_BIN,
@@ -160,14 +161,14 @@ def test_connect_config_runs_unchanged(
     unique_name: Callable[[str], str],
     tmp_path: Path,
 ) -> None:
-    """The Connect config block: numbers land wrapped and routed with JsonConverter's bytes, the
-    line Cast cannot read is skipped, and the file offset moves past it (it is the last line)."""
+    """The Converters page in page order (the session, the file, the Connect config, the stop):
+    numbers land wrapped and routed with JsonConverter's bytes, the line Cast cannot read is
+    skipped, and the file offset moves past it (it is the last line)."""
     orders, quantities = topic_factory("orders"), topic_factory("orders-quantities")
     name, source = unique_name("orders-file"), tmp_path / "orders.txt"
-    source.write_text("42\n7\nforty-two\n")
-    code = replace_literals(
-        snippet("```python import json").text,
-        {
+    page = PageRun(
+        REPO / "docs" / "converters-and-transforms.md",
+        python={
             "orders-file": name,
             "/tmp/orders.txt": str(source),
             "orders": orders,
@@ -185,13 +186,28 @@ def test_connect_config_runs_unchanged(
         ]
         return found[-1] if found else None
 
-    query = run_python_block(code, {"spark": spark}, "coming from Kafka Connect")["query"]
+    page.setup_shell()
     try:
+        page.python_block()  # spark: the session's own (a running session is reused)
+        page.python_block()  # the file
+        page.python_block()  # the Connect config, run
+        query = page.namespace["query"]
+
+        def both_numbers() -> bool:
+            assert query.exception() is None, query.exception()
+            return len(read_committed(quantities, settled=False)) == 2
+
+        wait_for(both_numbers, 120, "the two numbers")
         wait_for(
-            lambda: len(read_committed(quantities, settled=False)) == 2, 120, "the two numbers"
+            lambda: file_position() == {"position": len(source.read_bytes())},
+            60,
+            "the file offset past the skipped line",
         )
+        page.python_block()  # query.stop()
+        page.finished()
     finally:
-        query.stop()
+        if "query" in page.namespace:
+            page.namespace["query"].stop()
 
     envelope = (
         '{"schema":{"type":"struct","fields":[{"type":"int64","optional":false,'
