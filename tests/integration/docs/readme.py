@@ -42,9 +42,9 @@ COVERAGE: dict[str, str] = {
     "make help": "test_make_help_lists_the_targets_the_readme_names",
     "```python import spark_eos_connect": "test_quickstart_streams_the_generator_into_kafka",
     "python jobs/source_to_kafka.py": "test_source_to_kafka_job_command",
-    "```python from spark_eos_connect.delta import delta_sink, starting_offsets": (
-        "test_delta_snippet_lands_committed_records_once"
-    ),
+    "```python from spark_eos_connect.delta import delta_sink, starting_offsets": f"{ELSEWHERE}"
+    "tests/integration/docs/test_sinks_and_delta_page.py"
+    "::test_the_sinks_and_delta_page_runs_in_page_order",
     "python jobs/kafka_to_delta.py": "test_kafka_to_delta_job_command",
     "make bench": "test_bench_command_on_a_small_run",
     "python jobs/bench.py": "test_bench_command_on_a_small_run",

@@ -17,7 +17,6 @@ from typing import Any
 
 import httpx
 import pytest
-from delta.tables import DeltaTable
 
 from spark_eos_connect.connectors.generator import parse_generated_value
 from spark_eos_connect.herder import Herder
@@ -218,44 +217,6 @@ def test_connect_config_runs_unchanged(
     ]
     assert read_committed(orders) == []
     assert file_position() == {"position": len(source.read_bytes())}
-
-
-def test_delta_snippet_lands_committed_records_once(
-    spark: Any,
-    bootstrap_servers: str,
-    topic_factory: Callable[..., str],
-    produce_transaction: Callable[..., None],
-    unique_name: Callable[[str], str],
-    tmp_path: Path,
-) -> None:
-    topic, table = topic_factory("orders", partitions=2), tmp_path / "table"
-    produce_transaction(topic, [f"c{i}".encode() for i in range(6)], partitions=2)
-    produce_transaction(topic, [b"aborted"] * 3, commit=False, partitions=2)
-    produce_transaction(topic, [b"c6", b"c7"], partitions=2)
-    code = replace_literals(
-        snippet("```python from spark_eos_connect.delta import delta_sink, starting_offsets").text,
-        {
-            "127.0.0.1:9092": bootstrap_servers,
-            "orders-to-delta": unique_name("orders-to-delta"),
-            "orders": topic,
-            "/tmp/tables/orders": str(table),
-            "/tmp/checkpoints/orders-to-delta": str(tmp_path / "ck"),
-        },
-    )
-
-    def rows() -> int:
-        if not DeltaTable.isDeltaTable(spark, str(table)):
-            return 0
-        return int(spark.read.format("delta").load(str(table)).count())
-
-    query = run_python_block(code, {"spark": spark}, "delta")["query"]
-    try:
-        wait_for(lambda: rows() >= 8, 120, "8 rows in the Delta table")
-    finally:
-        query.stop()
-
-    values = [r.value for r in spark.read.format("delta").load(str(table)).collect()]
-    assert sorted(values) == [f"c{i}".encode() for i in range(8)]
 
 
 # --- shell commands -----------------------------------------------------------------------------
