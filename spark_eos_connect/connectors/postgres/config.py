@@ -116,6 +116,9 @@ UNSUPPORTED: Final[dict[str, Unsupported]] = {
     "event.processing.failure.handling.mode": Unsupported(
         "fail", "a change that cannot be read fails the task"
     ),
+    "event.converting.failure.handling.mode": Unsupported(
+        "fail", "a value that cannot be converted fails the task, naming table, column and LSN"
+    ),
     "snapshot.max.threads": Unsupported("1", "one snapshot reader"),
     "snapshot.delay.ms": Unsupported("0", "the snapshot starts at once"),
     "streaming.delay.ms": Unsupported("0", "streaming starts at once"),

@@ -47,6 +47,7 @@ def test_missing_options_and_unknown_snapshot_modes_are_named() -> None:
         ("incremental.snapshot.chunk.size", "5000"),
         ("signal.data.collection", "public.signals"),
         ("slot.drop.on.stop", "true"),
+        ("event.converting.failure.handling.mode", "warn"),
     ],
 )
 def test_a_debezium_option_not_implemented_is_refused_by_name(option: str, value: str) -> None:
@@ -56,6 +57,7 @@ def test_a_debezium_option_not_implemented_is_refused_by_name(option: str, value
 
 def test_a_debezium_option_at_its_default_is_accepted() -> None:
     PostgresCdcSourceConnector().start({**PROPS, "snapshot.delay.ms": "0"})
+    PostgresCdcSourceConnector().start({**PROPS, "event.converting.failure.handling.mode": "fail"})
 
 
 def test_clashing_filters_fail_the_connector_start() -> None:
