@@ -160,31 +160,83 @@ class JsonWriter:
         return write_other
 
     def _compile_struct(self, schema: Schema, null: str | None) -> Write:
-        names = [_field_name(f.name, "") + ":" for f in schema.fields]
-        writers = [self._compile(f.schema) for f in schema.fields]
-        pairs = list(zip(names, writers, strict=True))
-        flat = all(f.schema._plain in (str, int, bool) for f in schema.fields)
-        last: list[Any] = [None, (), ""]
-        """A flat struct's last value, its field values and its JSON: written again when the
-        same struct holds the same objects (a source block shared by a transaction's events)."""
-
-        def write_struct(value: Any) -> str:
-            if value.__class__ is Struct and value.schema is schema:
-                values = value.values()
-                if flat and value is last[0] and all(map(operator.is_, values, last[1])):
-                    return str(last[2])
-                written = [
-                    name + put(item) for (name, put), item in zip(pairs, values, strict=True)
-                ]
-                text = "{" + ",".join(written) + "}"
-                if flat:
-                    last[:] = [value, tuple(values), text]
-                return text
-            if value is None and null is not None:
-                return null
-            raise _Unplain
-
-        return write_struct
+        """A struct's writer as one generated function: each field's plain values written
+        inline (strings, bounded ints, booleans, nulls), other fields by their own writers. A
+        flat struct (fields of those kinds only) also remembers its last value, field values
+        and JSON, and writes them again when the same struct holds the same objects (a
+        `source` block shared by a transaction's events)."""
+        namespace: dict[str, Any] = {
+            "Struct": Struct,
+            "_Unplain": _Unplain,
+            "quote": quote,
+            "schema": schema,
+            "null": null,
+            "is_": operator.is_,
+        }
+        lines: list[str] = []
+        pieces: list[str] = []
+        flat = True
+        for i, f in enumerate(schema.fields):
+            prefix = ("{" if i == 0 else ",") + _field_name(f.name, "") + ":"
+            namespace[f"P{i}"] = prefix
+            pieces.append(f"{{P{i}}}{{t{i}}}")
+            fs = f.schema
+            field_null = self._null_text(fs)
+            namespace[f"N{i}"] = field_null
+            if field_null is None:
+                orelse = "        raise _Unplain"
+            else:
+                orelse = (
+                    f"        if v{i} is not None:\n            raise _Unplain\n        t{i} = N{i}"
+                )
+            plain = fs._plain
+            if plain is str and fs.type is Type.STRING:
+                lines.append(f"    if v{i}.__class__ is str:\n        t{i} = quote(v{i})")
+            elif plain is int and fs._bounds is not None:
+                namespace[f"L{i}"], namespace[f"H{i}"] = fs._bounds
+                lines.append(
+                    f"    if v{i}.__class__ is int and L{i} <= v{i} < H{i}:\n"
+                    f"        t{i} = str(v{i})"
+                )
+            elif plain is bool:
+                lines.append(
+                    f'    if v{i} is True:\n        t{i} = "true"\n'
+                    f'    elif v{i} is False:\n        t{i} = "false"'
+                )
+            else:
+                flat = False
+                namespace[f"W{i}"] = self._compile(fs)
+                lines.append(f"    t{i} = W{i}(v{i})")
+                continue
+            lines.append("    else:\n" + orelse)
+        count = len(schema.fields)
+        names = ", ".join(f"v{i}" for i in range(count))
+        text = 'f"' + "".join(pieces) + '}}"' if count else '"{}"'
+        head = [
+            "def write_struct(value):",
+            "    if value.__class__ is not Struct or value._schema is not schema:",
+            "        if value is None and null is not None:",
+            "            return null",
+            "        raise _Unplain",
+            "    values = value._values",
+        ]
+        if flat and count:
+            namespace["last"] = [None, (), ""]
+            head += [
+                "    if value is last[0] and all(map(is_, values, last[1])):",
+                "        return last[2]",
+            ]
+        if count:
+            head.append(f"    {names}{',' if count == 1 else ''} = values")
+        body = head + lines
+        if flat and count:
+            body += [f"    text = {text}", "    last[:] = [value, tuple(values), text]"]
+            body.append("    return text")
+        else:
+            body.append(f"    return {text}")
+        exec("\n".join(body), namespace)  # the code holds names only: field names are constants
+        write: Write = namespace["write_struct"]
+        return write
 
     def _null_text(self, schema: Schema) -> str | None:
         """What `value` writes for a null of `schema`, None when that is not a plain `null`."""

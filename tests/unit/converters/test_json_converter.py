@@ -196,3 +196,54 @@ def test_a_struct_written_again_shows_its_new_values_and_a_bad_one_names_its_fie
     shared.values()[0] = True  # behind put's back: the full writer's check still applies
     with pytest.raises(DataError, match=r'field "inner\.n"'):
         converter.from_connect_data("t", outer, first)
+
+
+FLAT = (
+    SchemaBuilder.struct()
+    .optional()
+    .field("i8", Schema.INT8)
+    .field("i64", Schema.OPTIONAL_INT64)
+    .field("s", Schema.OPTIONAL_STRING)
+    .field("b", Schema.OPTIONAL_BOOLEAN)
+    .field("d", SchemaBuilder.string().optional().default_value("dflt"))
+    .field("f", Schema.OPTIONAL_FLOAT32)
+    .build()
+)
+NESTED = SchemaBuilder.struct().field("one", FLAT).field("two", FLAT).build()
+
+
+@pytest.mark.parametrize("replace_null", ["true", "false"])
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"i8": 1, "i64": -(2**63), "s": 'q"\u00e9\n', "b": True, "d": "x", "f": 1.5},
+        {"i8": -128, "b": False},
+        {"i8": 127, "s": "\U0001f600", "d": None},
+    ],
+)
+def test_a_struct_writer_made_for_its_schema_writes_what_the_full_writer_writes(
+    values: dict[str, object], replace_null: str
+) -> None:
+    converter = json(**{"schemas.enable": "false", "replace.null.with.default": replace_null})
+    value = Struct(NESTED, {"one": Struct(FLAT, values)})
+    expected = converter._writer.value(NESTED, value).encode()
+    assert converter.from_connect_data("t", NESTED, value) == expected
+    assert converter.from_connect_data("t", NESTED, value) == expected  # again, remembered
+    defaulted = values.get("d") is None and replace_null == "true"
+    assert (b'"d":"dflt"' in expected) is defaulted
+
+
+def test_a_struct_writer_refuses_what_the_full_writer_refuses() -> None:
+    converter = json(**{"schemas.enable": "false"})
+    value = Struct(FLAT, {"i8": 1})
+    value.values()[0] = 128  # out of INT8's range, behind put's back
+    with pytest.raises(DataError, match='field "i8"'):
+        converter.from_connect_data("t", FLAT, value)
+    value.values()[0] = None  # a required field left null
+    with pytest.raises(DataError, match='field "i8"'):
+        converter.from_connect_data("t", FLAT, value)
+    value.values()[0], value.values()[2] = 1, "\ud800"  # a lone surrogate
+    with pytest.raises(DataError, match='field "s"'):
+        converter.from_connect_data("t", FLAT, value)
+    empty = SchemaBuilder.struct().build()
+    assert converter.from_connect_data("t", empty, Struct(empty)) == b"{}"
