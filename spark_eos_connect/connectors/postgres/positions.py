@@ -168,7 +168,7 @@ class Position:
         if self.snapshot is not None:
             result["snapshot"] = self.snapshot
             result["table"] = self.table
-            result["key"] = json.dumps(None if self.key is None else list(self.key), default=str)
+            result["key"] = _key_json(self.key)
         else:
             result["txId"] = self.xid
             result["record"] = self.records
@@ -188,6 +188,20 @@ class Position:
         if self.snapshot is None and self.complete:
             return self.lsn
         return None
+
+
+def _key_json(key: tuple[Any, ...] | None) -> str:
+    """A snapshot key as JSON text (`json.dumps` of it as a list, values not JSON as text):
+    a key of text values, the usual one, written without `json.dumps`'s machinery."""
+    if key is None:
+        return "null"
+    if all(value.__class__ is str for value in key):
+        return "[" + ", ".join(map(_json_string, key)) + "]"
+    return json.dumps(list(key), default=str)
+
+
+_json_string: Final[Callable[[str], str]] = json.encoder.encode_basestring_ascii
+"""A string as `json.dumps` writes it (ASCII, escaped)."""
 
 
 @functools.lru_cache(maxsize=64)

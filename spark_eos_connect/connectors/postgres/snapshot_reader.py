@@ -79,8 +79,14 @@ class SnapshotReader:
         """Up to `wanted` more rows as events; `done` after the last (the connection is then
         closed)."""
         made: list[tuple[ChangeEvent, Position]] = []
+        append = made.append
         now = time.time_ns() // 1000
         point = self._source.lsn or 0
+        parts = list(self._parts)  # the same for every row of a poll
+        tables = self._tables.names_json
+        sources: dict[str, SourceInfo] = {}
+        """The `source` block of each `snapshot` marker in this poll."""
+        table: int | None = None
         if self._lookahead is None:
             self._lookahead = next(self._rows, None)
         while self._lookahead is not None and len(made) < wanted:
@@ -88,27 +94,27 @@ class SnapshotReader:
             following = self._lookahead = next(self._rows, None)
             last = following is None
             table_done = following is None or following[0] != index
+            if index != table:
+                table = index
+                schemas = self._tables.schemas(index)
+                keys = self._key_positions(index)
             marker = snapshot_marker(
                 self._last_table is None, last, self._last_table != index, table_done
             )
             self._last_table = index
-            schemas = self._tables.schemas(index)
             if table_done:  # a resume starts at the next table, whole
                 at_table, key = index + 1, None
             else:
-                at_table, key = index, tuple(row[i] for i in self._key_positions(index))
+                at_table, key = index, tuple([row[i] for i in keys])
             position = Position(
-                point,
-                "last" if last else "true",
-                at_table,
-                key,
-                resumed=list(self._parts),
-                tables=self._tables.names_json,
+                point, "last" if last else "true", at_table, key, resumed=parts, tables=tables
             )
-            source = SourceInfo(
-                self._source.server, self._source.database, now, None, point, marker
-            )
-            made.append((schemas.event("r", None, schemas.row(row), source, now), position))
+            source = sources.get(marker)
+            if source is None:
+                source = sources[marker] = SourceInfo(
+                    self._source.server, self._source.database, now, None, point, marker
+                )
+            append((schemas.event("r", None, schemas.row(row), source, now), position))
         if self._lookahead is None:
             self.close()
             self.done = True

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
 from spark_eos_connect.connectors.postgres.positions import (
@@ -87,3 +90,13 @@ def test_offsets_carry_the_captured_tables_in_their_numbering() -> None:
     assert older is not None and older.table_names() is None
     with pytest.raises(OffsetError):
         parse_offset({"lsn": 7, "tables": '{"a": 1}'})
+
+
+@pytest.mark.parametrize(
+    "key", [None, ("1",), ('a"\u00e9\n\\', "b"), ("1", None), (1, "x"), ("\U0001f600",)]
+)
+def test_a_snapshot_offset_holds_its_key_as_json_dumps_writes_it(key: Any) -> None:
+    offset = Position(5, "true", 0, key).offset()
+    assert offset["key"] == json.dumps(None if key is None else list(key), default=str)
+    parsed = parse_offset(offset)
+    assert parsed is not None and parsed.key == (None if key is None else tuple(key))
