@@ -109,6 +109,7 @@ def job_session(plan: SessionPlan, verbose: bool = False) -> Any:
 
     global _spark_log
     drain = os.environ.get(DRAIN_ENV)
+    _spark_log = None  # a verbose job logs to the console: no file to name
     if wants_quiet_logs(plan, verbose, submitted_conf() or {}):
         _spark_log = job_log_file(plan.conf.get("spark.app.name", "job"))
         print(f"Spark's log: {_spark_log}", flush=True)
