@@ -37,6 +37,7 @@ from spark_eos_connect.converters.avro_json import (
 )
 from spark_eos_connect.converters.avro_names import (
     AVRO_NAMESPACE,
+    AVRO_PRIMITIVES,
     CONNECT_DEFAULT,
     CONNECT_DOC,
     CONNECT_INTERNAL_TYPE,
@@ -92,15 +93,6 @@ __all__ = [
     "wire_schema",
 ]
 
-_PRIMITIVE = {
-    Type.INT32: "int",
-    Type.INT64: "long",
-    Type.FLOAT32: "float",
-    Type.FLOAT64: "double",
-    Type.BOOLEAN: "boolean",
-    Type.STRING: "string",
-    Type.BYTES: "bytes",
-}
 _LOGICAL_TYPES = {
     "org.apache.kafka.connect.data.date": ("date", "int"),
     "org.apache.kafka.connect.data.time": ("time-millis", "int"),
@@ -178,8 +170,8 @@ class _FromConnect:
             return self._enum(schema, params)
         if kind is Type.BYTES:
             return self._bytes(schema, params)
-        if kind in _PRIMITIVE:
-            return AvroNode(_PRIMITIVE[kind])
+        if kind in AVRO_PRIMITIVES:
+            return AvroNode(AVRO_PRIMITIVES[kind])
         if kind is Type.ARRAY:
             assert schema.value_schema is not None
             return AvroNode("array", items=self.with_cycle(schema.value_schema))

@@ -8,6 +8,7 @@ from spark_eos_connect.errors import DataError
 
 __all__ = [
     "AVRO_NAMESPACE",
+    "AVRO_PRIMITIVES",
     "ENUM_PARAMETER",
     "UNION_NAME",
     "branch_name",
@@ -120,9 +121,7 @@ def is_union(schema: Schema) -> bool:
     return schema.type is Type.STRUCT and schema.name == UNION_NAME
 
 
-_BRANCHES = {
-    Type.INT8: "int",
-    Type.INT16: "int",
+AVRO_PRIMITIVES = {
     Type.INT32: "int",
     Type.INT64: "long",
     Type.FLOAT32: "float",
@@ -130,8 +129,10 @@ _BRANCHES = {
     Type.BOOLEAN: "boolean",
     Type.STRING: "string",
     Type.BYTES: "bytes",
-    Type.ARRAY: "array",
 }
+"""The Avro primitive each Connect type maps to (INT8 and INT16 are ints marked `connect.type`)."""
+
+_BRANCHES = {**AVRO_PRIMITIVES, Type.INT8: "int", Type.INT16: "int", Type.ARRAY: "array"}
 
 
 def branch_name(schema: Schema, options: AvroDataOptions) -> str | None:
