@@ -61,6 +61,9 @@ def test_the_cdc_page_runs_in_page_order(
         sql={"eos_user": role, "shop": shop, "warehouse": warehouse, "shop_cdc": slot},
         postgres=postgres,
     )
+    # the session is shared: a query of an earlier test that failed would end the page's
+    # awaitAnyTermination() at once (as in a notebook that ran such a query before)
+    spark.streams.resetTerminated()
     try:
         page.setup_shell()
         page.sql_block()  # the role, the databases, public.orders and its publication

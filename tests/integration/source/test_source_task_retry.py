@@ -54,6 +54,13 @@ def retried_batch_line(records: str) -> re.Pattern[str]:
     )
 
 
+def spark_log(stdout: str) -> str:
+    """The Spark log a quiet job names on its first lines (stacks and causes go there)."""
+    found = re.search(r"^Spark's log: (\S+)$", stdout, re.MULTILINE)
+    assert found, stdout[-3000:]
+    return Path(found.group(1)).read_text()
+
+
 REPLAY_LINE = re.compile(  # the failed task's whole share: 500 records, one poll
     rf"batch {FAILING_BATCH}: {PER_TRIGGER // TASKS} records committed by an earlier attempt of "
     "this micro-batch, replayed"
@@ -108,7 +115,9 @@ def test_a_task_failing_inside_spark_is_retried_and_writes_each_record_once(
     assert job.returncode == 0, job.stderr[-3000:]  # Spark retried the failed task
     assert marker.read_text().strip() == fault  # fired once (the retry found the marker)
     assert re.search(r"Lost task \d+\.0 in stage", job.stderr), job.stderr[-3000:]
-    assert failure in job.stderr
+    assert failure in spark_log(job.stdout), (
+        "the console has one line per lost task, the log its cause"
+    )
     logs = host_logs()
     assert retry_line.search(logs), logs[-3000:]
     assert STALE_WARNING not in logs, logs[-3000:]
