@@ -370,11 +370,13 @@ def use_this_interpreter_for_workers(plan: SessionPlan | None = None) -> None:
     """Make Spark's Python processes run this interpreter, which has the project's packages,
     through `eosconnect-spark-python` (`spark.worker_python`: pyspark imported from the package,
     not its zip copy): always for a local master, and on a cluster unless `$PYSPARK_PYTHON`
-    names one. The driver side's Python processes (the lookup of Python data sources) run
-    `$PYSPARK_DRIVER_PYTHON`, set the same way unless given."""
-    from spark_eos_connect.spark.worker_python import worker_python
+    names another interpreter (naming this one, it gets the command beside it: the same
+    environment, run through it). The driver side's Python processes (the lookup of Python
+    data sources) run `$PYSPARK_DRIVER_PYTHON`, set the same way unless given."""
+    from spark_eos_connect.spark.worker_python import names_this_interpreter, worker_python
 
-    if plan is None or plan.local or not os.environ.get("PYSPARK_PYTHON"):
+    given = os.environ.get("PYSPARK_PYTHON")
+    if plan is None or plan.local or not given or names_this_interpreter(given):
         os.environ["PYSPARK_PYTHON"] = worker_python()
     if plan is None or not plan.submitted:
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", worker_python())

@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib.machinery
 import os
 import runpy
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 
@@ -90,6 +91,14 @@ def worker_python() -> str:
     or the interpreter itself when the command is not installed there."""
     command = os.path.join(os.path.dirname(sys.executable), COMMAND)
     return command if os.access(command, os.X_OK) else sys.executable
+
+
+def names_this_interpreter(command: str) -> bool:
+    """Whether `command` (a path, or a name looked up on `$PATH`) is this very interpreter's
+    path: symbolic links are not followed, as a virtual environment's `python` links to the
+    base interpreter, which lacks the environment's packages."""
+    found = command if os.sep in command else shutil.which(command)
+    return found is not None and os.path.abspath(found) == os.path.abspath(sys.executable)
 
 
 if __name__ == "__main__":

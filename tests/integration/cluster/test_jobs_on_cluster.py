@@ -52,10 +52,12 @@ def generator_args(name: str, topic: str, bootstrap: str, ck: Path, per_task: in
 
 
 def succeeded(job: Submitted, cluster: StandaloneCluster, timeout_s: float = 300) -> str:
-    """The job's output, once it exited 0 after announcing the cluster's master."""
+    """The job's output, once it exited 0 after announcing the cluster's master (with
+    `$PYSPARK_PYTHON` naming the job's own interpreter, as the cluster tests set it)."""
     output = job.wait(timeout_s)
     assert job.process.returncode == 0, output[-4000:]
     assert f"Spark master {cluster.master_url} (spark-submit)" in output
+    assert "BrokenPipeError" not in output, output[-4000:]  # the driver's daemons are quiet
     return output
 
 

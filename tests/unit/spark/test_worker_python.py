@@ -9,8 +9,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pyspark
+import pytest
 
-from spark_eos_connect.spark.worker_python import without_installed_zips, worker_python
+from spark_eos_connect.spark.worker_python import (
+    names_this_interpreter,
+    without_installed_zips,
+    worker_python,
+)
 
 HOME = os.path.realpath("/opt/venv/site-packages/pyspark")
 LIB = os.path.join(HOME, "python", "lib")
@@ -43,6 +48,18 @@ def test_py4j_zip_is_kept_when_py4j_is_not_installed() -> None:
     path = [f"{LIB}/pyspark.zip", f"{LIB}/py4j-0.10.9.9-src.zip"]
     kept = without_installed_zips(path, installed_as({"pyspark": HOME}))
     assert kept == [f"{LIB}/py4j-0.10.9.9-src.zip"]
+
+
+def test_this_interpreter_is_named_by_its_own_path_or_by_a_name_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert names_this_interpreter(sys.executable)
+    link = tmp_path / "python-here"
+    link.symlink_to(sys.executable)  # another path to the same file: another environment
+    assert not names_this_interpreter(str(link))
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable))
+    assert names_this_interpreter(os.path.basename(sys.executable))
+    assert not names_this_interpreter("no-such-python")
 
 
 def run(args: list[str], cwd: Path) -> str:
