@@ -1,6 +1,11 @@
 """The shipped jobs through `spark-submit --master spark://...` on the standalone cluster: exactly
 once, counted read_committed (or in the Delta table), and run on the cluster's executor JVMs
-according to each application's event log."""
+according to each application's event log.
+
+One application per side: the README's source job (two tasks on two executors) and the Delta
+job (range readers on both executors). `jobs/end_to_end.py`, which runs the two one after the
+other, and the FileStreamSource job are run locally (tests/integration/jobs/): on the cluster
+they would repeat these two applications' paths at two to five minutes each."""
 
 from __future__ import annotations
 
@@ -61,32 +66,6 @@ def succeeded(job: Submitted, cluster: StandaloneCluster, timeout_s: float = 300
     return output
 
 
-def test_source_to_kafka_file_stream_source(
-    spark_cluster: StandaloneCluster,
-    submit: Callable[..., Submitted],
-    bootstrap_servers: str,
-    topic_factory: Callable[..., str],
-    read_committed: Callable[..., list[Any]],
-    tmp_path: Path,
-) -> None:
-    topic = topic_factory("cluster-file")
-    source = tmp_path / "lines.txt"
-    lines = [f"line {n}" for n in range(400)]
-    source.write_text("".join(f"{line}\n" for line in lines))
-
-    job = submit(
-        "source_to_kafka.py",
-        *("--name", f"file-{uuid.uuid4().hex[:8]}", "--connector-class", "FileStreamSource"),
-        *("--option", f"file={source}", "--option", f"topic={topic}", "--option", "batch.size=50"),
-        *("--max-records-per-trigger", "150", "--bootstrap-servers", bootstrap_servers),
-        *("--checkpoint", str(tmp_path / "ck"), "--until-idle", "--timeout", "240"),
-    )
-
-    succeeded(job, spark_cluster)
-    assert [r.value.decode() for r in read_committed(topic)] == lines
-    assert_ran_on(spark_cluster, job.event_log(), executors=1)
-
-
 def produce(bootstrap: str, topic: str, values: list[bytes], commit: bool) -> None:
     """One transaction over the topic's two partitions."""
     producer = Producer(
@@ -132,26 +111,6 @@ def test_kafka_to_delta_table_on_a_shared_path(
     succeeded(job, spark_cluster)
     values = [r.value for r in spark.read.format("delta").load(str(table)).collect()]
     assert sorted(values) == sorted(f"v{n}".encode() for n in range(350))
-    assert_ran_on(spark_cluster, job.event_log(), executors=2)
-
-
-def test_end_to_end(
-    spark_cluster: StandaloneCluster,
-    submit: Callable[..., Submitted],
-    bootstrap_servers: str,
-    tmp_path: Path,
-) -> None:
-    run = uuid.uuid4().hex[:8]
-
-    job = submit(
-        "end_to_end.py",
-        *("--bootstrap-servers", bootstrap_servers, "--name", f"e2e-{run}"),
-        *("--topic", f"e2e-{run}", "--records-per-task", "200", "--work-dir", str(tmp_path)),
-    )
-
-    output = succeeded(job, spark_cluster)
-    expected = "source records 400, Delta rows 400, duplicates 0, missing 0"
-    assert f"verification: {expected}" in output
     assert_ran_on(spark_cluster, job.event_log(), executors=2)
 
 
