@@ -26,7 +26,18 @@ $(EOSCONNECT_JARS_DIR)/.class-archive: $(VENV)/.installed $(EOSCONNECT_JARS_DIR)
 	$(PY) -m spark_eos_connect.spark.class_archive_training
 	touch $@
 
-setup: postgres $(VENV)/.installed $(EOSCONNECT_JARS_DIR)/.fetched $(EOSCONNECT_JARS_DIR)/.class-archive ## venv, Python packages, Kafka and Delta jars, the driver's class archive, PostgreSQL (idempotent)
+# The JVM task host (java/task-host, issue 46): its jar and runtime dependencies, where
+# spark_eos_connect/jvm_tasks/classpath.py finds them.
+TASK_HOST := java/task-host
+TASK_HOST_JARS := $(EOSCONNECT_JARS_DIR)/task-host
+$(TASK_HOST_JARS)/.built: $(TASK_HOST)/pom.xml $(shell find $(TASK_HOST)/src/main -name '*.java' 2>/dev/null)
+	mvn -q -B -f $(TASK_HOST)/pom.xml package -DskipTests
+	rm -rf $(TASK_HOST_JARS) && mkdir -p $(TASK_HOST_JARS)
+	cp $(TASK_HOST)/target/task-host.jar $(TASK_HOST_JARS)/
+	mvn -q -B -f $(TASK_HOST)/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(abspath $(TASK_HOST_JARS))
+	touch $@
+
+setup: postgres $(VENV)/.installed $(EOSCONNECT_JARS_DIR)/.fetched $(EOSCONNECT_JARS_DIR)/.class-archive $(TASK_HOST_JARS)/.built ## venv, Python packages, Kafka, Delta and plugin jars, the JVM task host, the driver's class archive, PostgreSQL (idempotent)
 
 # The PostgreSQL server package the tests' throwaway clusters run from (testing/postgres.py),
 # installed only where no initdb is found (EOSCONNECT_PG_BIN names another install).
@@ -36,14 +47,15 @@ postgres: ## PostgreSQL's server package for the tests (apt-get, only where init
 	@if [ -n "$$EOSCONNECT_PG_BIN" ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
 	else $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(PG_PACKAGE); fi
 
-jars: $(EOSCONNECT_JARS_DIR)/.fetched ## fetch the Kafka broker, Kafka Connect (with Debezium's PostgreSQL connector as a plugin) and Delta jars from Maven Central
+jars: $(EOSCONNECT_JARS_DIR)/.fetched ## fetch the Kafka broker, Kafka Connect (with Debezium's PostgreSQL connector and Connect's file connectors as plugins) and Delta jars from Maven Central
 
 demo: setup ## start a local broker and run the demo job end to end
 	$(PY) jobs/demo.py
 
 TEST_WORKERS ?= 2
 
-test: setup ## unit and integration tests against a real local broker, Spark cluster and Delta
+test: setup ## the JVM task host's JUnit tests, then unit and integration tests against a real local broker, Spark cluster and Delta
+	mvn -q -B -f $(TASK_HOST)/pom.xml test
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 test-cluster: setup ## only the tests on the Spark standalone cluster (master + two workers)

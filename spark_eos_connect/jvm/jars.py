@@ -25,12 +25,17 @@ BUNDLES: dict[str, list[str]] = {
     "spark-kafka": ["-DexcludeTransitive=true"],
     "connect": ["-DincludeScope=runtime"],
     "debezium": ["-DincludeScope=runtime"],
+    "connect-file": ["-DexcludeTransitive=true"],
 }
 """Fetched by `main()` (`make setup`): the broker, Delta, Spark's Kafka source (the faster
 reader in front of `delta_sink`), Kafka Connect (the tests compare the project's converters,
 transforms, REST API and records with Connect's own) and Debezium's PostgreSQL connector (a
-plugin of that worker: the tests compare PostgresCdcSource's envelope with its)."""
-PLUGIN_BUNDLES: dict[str, str] = {"debezium": "debezium-connector-postgres"}
+plugin of that worker: the tests compare PostgresCdcSource's envelope with its) and Connect's
+own file connectors (the Java plugin the JVM task host's tests run)."""
+PLUGIN_BUNDLES: dict[str, str] = {
+    "debezium": "debezium-connector-postgres",
+    "connect-file": "connect-file",
+}
 """Bundles that are Connect plugins, with the sub-folder their jars go into: the bundle's folder
 is then a `plugin.path` holding that one plugin (`plugin_path`)."""
 SESSION_BUNDLES = ("delta", "spark-kafka")
@@ -89,6 +94,11 @@ def ensure_jars(bundle: str) -> Path:
         raise SetupError(
             f"Maven could not fetch the {bundle} jars (exit {result.returncode}):\n"
             f"{result.stdout[-4000:]}{result.stderr[-4000:]}"
+        )
+    if not any(output.glob("*.jar")):
+        raise SetupError(
+            f"Maven fetched no jar for the {bundle} bundle into {output}; "
+            f"check {pom} and run `make setup` again"
         )
     (staging / _MARKER).write_text(digest + "\n")
     shutil.rmtree(target, ignore_errors=True)

@@ -1,0 +1,116 @@
+package io.github.sparkeosconnect.taskhost;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigValue;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
+import org.apache.kafka.connect.connector.ConnectorContext;
+import org.apache.kafka.connect.source.ExactlyOnceSupport;
+import org.apache.kafka.connect.source.SourceConnector;
+
+/**
+ * One Java {@link SourceConnector} (the connector side: validate, start, task configs, stop),
+ * every call made with the plugin's class loader as the thread context class loader.
+ */
+public final class HostedConnector {
+
+    private final SourceConnector connector;
+    private final ClassLoader loader;
+    private final Metrics metrics = new Metrics();
+    private volatile boolean reconfigurationRequested;
+    private volatile Exception raised;
+
+    private HostedConnector(SourceConnector connector, ClassLoader loader) {
+        this.connector = connector;
+        this.loader = loader;
+    }
+
+    /** A fresh instance of {@code className} from {@code plugins}. */
+    public static HostedConnector create(Plugins plugins, String className) throws Exception {
+        Plugins.Found<SourceConnector> found = plugins.load(className, SourceConnector.class, null);
+        SourceConnector instance = Plugins.withLoader(found.loader(),
+                () -> found.type().getDeclaredConstructor().newInstance());
+        return new HostedConnector(instance, found.loader());
+    }
+
+    /** The connector's own validation: option name to its error messages (problems only). */
+    public Map<String, List<String>> validate(Map<String, String> config) throws Exception {
+        Config checked = Plugins.withLoader(loader, () -> connector.validate(config));
+        Map<String, List<String>> problems = new LinkedHashMap<>();
+        for (ConfigValue value : checked.configValues()) {
+            if (!value.errorMessages().isEmpty()) {
+                problems.put(value.name(), new ArrayList<>(value.errorMessages()));
+            }
+        }
+        return problems;
+    }
+
+    /** {@code exactlyOnceSupport(config)}: SUPPORTED, UNSUPPORTED, or null when unknown. */
+    public String exactlyOnceSupport(Map<String, String> config) throws Exception {
+        ExactlyOnceSupport support = Plugins.withLoader(loader,
+                () -> connector.exactlyOnceSupport(config));
+        return support == null ? null : support.name();
+    }
+
+    /** Initializes and starts the connector. */
+    public void start(Map<String, String> config) throws Exception {
+        PluginMetrics pluginMetrics = new PluginMetricsImpl(metrics,
+                Map.of("connector", connector.getClass().getName()));
+        ConnectorContext context = new ConnectorContext() {
+            @Override
+            public void requestTaskReconfiguration() {
+                reconfigurationRequested = true;
+            }
+
+            @Override
+            public void raiseError(Exception error) {
+                raised = error;
+            }
+
+            @Override
+            public PluginMetrics pluginMetrics() {
+                return pluginMetrics;
+            }
+        };
+        Plugins.runWithLoader(loader, () -> {
+            connector.initialize(context);
+            connector.start(config);
+        });
+    }
+
+    /** The task class's name. */
+    public String taskClass() throws Exception {
+        return Plugins.withLoader(loader, () -> connector.taskClass().getName());
+    }
+
+    /** Up to {@code maxTasks} task configs, as the connector returns them. */
+    public List<Map<String, String>> taskConfigs(int maxTasks) throws Exception {
+        return Plugins.withLoader(loader, () -> connector.taskConfigs(maxTasks));
+    }
+
+    /** Whether the connector asked for its tasks to be reconfigured (cleared on read). */
+    public boolean takeReconfigurationRequest() {
+        boolean requested = reconfigurationRequested;
+        reconfigurationRequested = false;
+        return requested;
+    }
+
+    /** The error the connector raised through its context, if any. */
+    public Exception raisedError() {
+        return raised;
+    }
+
+    /** Stops the connector. */
+    public void stop() throws Exception {
+        try {
+            Plugins.runWithLoader(loader, connector::stop);
+        } finally {
+            metrics.close();
+        }
+    }
+}

@@ -1,0 +1,228 @@
+package io.github.sparkeosconnect.taskhost;
+
+import java.io.Closeable;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.storage.Converter;
+import org.apache.kafka.connect.storage.HeaderConverter;
+import org.apache.kafka.connect.transforms.Transformation;
+import org.apache.kafka.connect.transforms.predicates.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a Connect worker does to a source record before its producer sends it: the connector's
+ * {@code transforms} chain (with {@code predicates}), then the header, key and value
+ * converters. Configured from the connector's options as Connect reads them; a stage that fails
+ * drops the record under {@code errors.tolerance=all}, fails the task otherwise.
+ */
+public final class RecordPipeline implements Closeable {
+
+    private static final Logger log = LoggerFactory.getLogger(RecordPipeline.class);
+
+    private record Stage(String alias, Transformation<SourceRecord> transformation,
+            Predicate<SourceRecord> predicate, boolean negate, ClassLoader loader) {
+    }
+
+    private final List<Stage> stages;
+    private final List<Predicate<SourceRecord>> predicates;
+    private final Converter keyConverter;
+    private final Converter valueConverter;
+    private final HeaderConverter headerConverter;
+    private final boolean tolerateAll;
+    private final ClassLoader taskLoader;
+
+    private RecordPipeline(List<Stage> stages, List<Predicate<SourceRecord>> predicates,
+            Converter keyConverter, Converter valueConverter, HeaderConverter headerConverter,
+            boolean tolerateAll, ClassLoader taskLoader) {
+        this.stages = stages;
+        this.predicates = predicates;
+        this.keyConverter = keyConverter;
+        this.valueConverter = valueConverter;
+        this.headerConverter = headerConverter;
+        this.tolerateAll = tolerateAll;
+        this.taskLoader = taskLoader;
+    }
+
+    /** The pipeline {@code config} (the connector's options) describes, classes found in
+     * {@code plugins} ({@code loader}'s plugin first). */
+    public static RecordPipeline create(Plugins plugins, Map<String, String> config,
+            ClassLoader loader) throws Exception {
+        Converter key = converter(plugins, config, "key.converter", true, loader);
+        Converter value = converter(plugins, config, "value.converter", false, loader);
+        HeaderConverter header = headerConverter(plugins, config, loader);
+        Map<String, Predicate<SourceRecord>> predicates = new HashMap<>();
+        for (String alias : aliases(config.get("predicates"))) {
+            String prefix = "predicates." + alias + ".";
+            @SuppressWarnings("unchecked")
+            Predicate<SourceRecord> predicate = (Predicate<SourceRecord>) instance(plugins,
+                    required(config, prefix + "type"), Predicate.class, loader);
+            Plugins.runWithLoader(loader, () -> predicate.configure(withPrefix(config, prefix)));
+            predicates.put(alias, predicate);
+        }
+        List<Stage> stages = new ArrayList<>();
+        for (String alias : aliases(config.get("transforms"))) {
+            String prefix = "transforms." + alias + ".";
+            Plugins.Found<Transformation> found = plugins.load(required(config, prefix + "type"),
+                    Transformation.class, loader);
+            @SuppressWarnings("unchecked")
+            Transformation<SourceRecord> transformation = Plugins.withLoader(found.loader(),
+                    () -> found.type().getDeclaredConstructor().newInstance());
+            Map<String, Object> options = withPrefix(config, prefix);
+            Object predicateAlias = options.remove("predicate");
+            boolean negate = Boolean.parseBoolean(String.valueOf(options.remove("negate")));
+            Plugins.runWithLoader(found.loader(), () -> transformation.configure(options));
+            Predicate<SourceRecord> predicate = null;
+            if (predicateAlias != null) {
+                predicate = predicates.get(String.valueOf(predicateAlias));
+                if (predicate == null) {
+                    throw new IllegalArgumentException(prefix + "predicate names " + predicateAlias
+                            + ", which is not in predicates");
+                }
+            }
+            stages.add(new Stage(alias, transformation, predicate, negate, found.loader()));
+        }
+        boolean tolerateAll = "all".equalsIgnoreCase(config.getOrDefault("errors.tolerance", "none"));
+        return new RecordPipeline(stages, new ArrayList<>(predicates.values()), key, value, header,
+                tolerateAll, loader);
+    }
+
+    /** What the producer sends for {@code record}; null when a stage dropped it. */
+    public ProducerRecord<byte[], byte[]> apply(SourceRecord record) throws Exception {
+        try {
+            SourceRecord current = record;
+            for (Stage stage : stages) {
+                SourceRecord input = current;
+                if (stage.predicate() == null || stage.negate() ^ stage.predicate().test(input)) {
+                    current = stage.loader() == taskLoader
+                            ? stage.transformation().apply(input)
+                            : Plugins.withLoader(stage.loader(),
+                                    () -> stage.transformation().apply(input));
+                }
+                if (current == null) {
+                    return null;
+                }
+            }
+            return convert(current);
+        } catch (Exception error) {
+            if (!tolerateAll) {
+                throw error;
+            }
+            log.warn("errors.tolerance=all: a record of topic {} was dropped: {}", record.topic(),
+                    error.toString());
+            return null;
+        }
+    }
+
+    private ProducerRecord<byte[], byte[]> convert(SourceRecord record) {
+        String topic = record.topic();
+        RecordHeaders headers = new RecordHeaders();
+        for (Header header : record.headers()) {
+            headers.add(header.key(), headerConverter.fromConnectHeader(topic, header.key(),
+                    header.schema(), header.value()));
+        }
+        byte[] key = keyConverter.fromConnectData(topic, headers, record.keySchema(), record.key());
+        byte[] value = valueConverter.fromConnectData(topic, headers, record.valueSchema(),
+                record.value());
+        Long timestamp = record.timestamp();
+        if (timestamp != null && timestamp < 0) {
+            timestamp = null;
+        }
+        return new ProducerRecord<>(topic, record.kafkaPartition(), timestamp, key, value, headers);
+    }
+
+    @Override
+    public void close() {
+        for (Stage stage : stages) {
+            closeQuietly(stage.transformation()::close, stage.alias());
+        }
+        for (Predicate<SourceRecord> predicate : predicates) {
+            closeQuietly(predicate::close, "predicate");
+        }
+        closeQuietly(keyConverter::close, "key.converter");
+        closeQuietly(valueConverter::close, "value.converter");
+        closeQuietly(headerConverter::close, "header.converter");
+    }
+
+    private interface Closer {
+        void close() throws Exception;
+    }
+
+    private static void closeQuietly(Closer closer, String what) {
+        try {
+            closer.close();
+        } catch (Exception error) {
+            log.warn("closing {} failed: {}", what, error.toString());
+        }
+    }
+
+    private static Converter converter(Plugins plugins, Map<String, String> config, String option,
+            boolean isKey, ClassLoader loader) throws Exception {
+        String name = config.get(option);
+        if (name == null || name.isBlank()) {
+            return new DefaultConverter();
+        }
+        Converter converter = (Converter) instance(plugins, name.trim(), Converter.class, loader);
+        Map<String, Object> options = withPrefix(config, option + ".");
+        options.put("converter.type", isKey ? "key" : "value");
+        Plugins.runWithLoader(loader, () -> converter.configure(options, isKey));
+        return converter;
+    }
+
+    private static HeaderConverter headerConverter(Plugins plugins, Map<String, String> config,
+            ClassLoader loader) throws Exception {
+        String name = config.get("header.converter");
+        if (name == null || name.isBlank()) {
+            return new DefaultConverter();
+        }
+        HeaderConverter converter = (HeaderConverter) instance(plugins, name.trim(),
+                HeaderConverter.class, loader);
+        Map<String, Object> options = withPrefix(config, "header.converter.");
+        options.put("converter.type", "header");
+        Plugins.runWithLoader(loader, () -> converter.configure(options));
+        return converter;
+    }
+
+    private static Object instance(Plugins plugins, String className, Class<?> base,
+            ClassLoader loader) throws Exception {
+        Plugins.Found<?> found = plugins.load(className, base, loader);
+        return Plugins.withLoader(found.loader(),
+                () -> found.type().getDeclaredConstructor().newInstance());
+    }
+
+    private static String required(Map<String, String> config, String option) {
+        String value = config.get(option);
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException("missing option " + option);
+        }
+        return value.trim();
+    }
+
+    private static List<String> aliases(String list) {
+        List<String> aliases = new ArrayList<>();
+        if (list != null) {
+            for (String alias : list.split(",")) {
+                if (!alias.isBlank()) {
+                    aliases.add(alias.trim());
+                }
+            }
+        }
+        return aliases;
+    }
+
+    private static Map<String, Object> withPrefix(Map<String, String> config, String prefix) {
+        Map<String, Object> options = new HashMap<>();
+        for (Map.Entry<String, String> entry : config.entrySet()) {
+            if (entry.getKey().startsWith(prefix)) {
+                options.put(entry.getKey().substring(prefix.length()), entry.getValue());
+            }
+        }
+        return options;
+    }
+}

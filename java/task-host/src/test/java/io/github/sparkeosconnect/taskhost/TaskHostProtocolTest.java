@@ -1,0 +1,246 @@
+package io.github.sparkeosconnect.taskhost;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.kafka.connect.file.FileStreamSourceTask;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The protocol end to end, with Connect's real FileStreamSourceTask from a plugin folder. */
+class TaskHostProtocolTest {
+
+    static final String TASK = FileStreamSourceTask.class.getName();
+
+    @TempDir
+    Path root;
+    Path pluginPath;
+    PipedOutputStream toHost;
+    PipedInputStream fromHost;
+    Thread host;
+    final List<String> queried = new ArrayList<>();
+    String committedOffset;
+
+    /** One decoded BATCH: what the Python side reads of it. */
+    record Batch(long firstSeq, int taken, List<String> topics, List<String> values,
+            List<String[]> offsets) {
+    }
+
+    @BeforeEach
+    void startHost() throws Exception {
+        pluginPath = Files.createDirectories(root.resolve("plugins"));
+        Path plugin = Files.createDirectories(pluginPath.resolve("connect-file"));
+        Files.copy(PluginClassLoaderTest.jarOf(FileStreamSourceTask.class),
+                plugin.resolve("connect-file.jar"));
+        toHost = new PipedOutputStream();
+        PipedInputStream hostIn = new PipedInputStream(toHost, 1 << 20);
+        fromHost = new PipedInputStream(1 << 20);
+        PipedOutputStream hostOut = new PipedOutputStream(fromHost);
+        TaskHostMain main = new TaskHostMain(List.of(pluginPath), hostIn, hostOut);
+        host = new Thread(main::run, "host-under-test");
+        host.start();
+    }
+
+    @AfterEach
+    void endHost() throws Exception {
+        toHost.close();
+        host.join(10_000);
+        assertTrue(!host.isAlive(), "the host ends when its input ends");
+    }
+
+    /** Answers every QUERY with {@link #committedOffset}. */
+    Wire.In call(Wire.Out request) throws IOException {
+        return call(request, partitions -> {
+            List<String> offsets = new ArrayList<>();
+            partitions.forEach(p -> offsets.add(committedOffset));
+            return offsets;
+        });
+    }
+
+    Wire.In call(Wire.Out request, Function<List<String>, List<String>> answer)
+            throws IOException {
+        request.writeTo(toHost);
+        toHost.flush();
+        while (true) {
+            Wire.In reply = new Wire.In(Wire.readFrame(fromHost));
+            if (reply.kind != TaskHostMain.QUERY) {
+                return reply;
+            }
+            int n = reply.getInt();
+            List<String> partitions = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                partitions.add(reply.getString());
+            }
+            queried.addAll(partitions);
+            Wire.Out answered = new Wire.Out(TaskHostMain.ANSWER);
+            List<String> offsets = answer.apply(partitions);
+            answered.putInt(offsets.size());
+            offsets.forEach(answered::putString);
+            answered.writeTo(toHost);
+            toHost.flush();
+        }
+    }
+
+    Wire.In startTask(Path file, String committedOffset) throws IOException {
+        Wire.Out start = new Wire.Out(TaskHostMain.START_TASK).putString(TASK)
+                .putMap(Map.of("file", file.toString(), "topic", "lines"))
+                .putMap(Map.of());
+        this.committedOffset = committedOffset;
+        return call(start);
+    }
+
+    Batch poll(int max) throws IOException {
+        Wire.In reply = call(new Wire.Out(TaskHostMain.POLL).putInt(max).putLong(2_000));
+        assertEquals(TaskHostMain.BATCH, reply.kind, () -> "not a batch: " + errorText(reply));
+        long first = reply.getLong();
+        int taken = reply.getInt();
+        int n = reply.getInt();
+        List<String> names = new ArrayList<>();
+        for (int i = reply.getInt(); i > 0; i--) {
+            names.add(reply.getString());
+        }
+        List<String> topics = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            topics.add(names.get(reply.getInt()));
+        }
+        int flags = reply.getInt();
+        if ((flags & 8) != 0) {
+            for (int i = 0; i < n; i++) {
+                reply.getInt();
+            }
+        }
+        if ((flags & 1) != 0) {
+            for (int i = 0; i < n; i++) {
+                reply.getInt();
+            }
+        }
+        if ((flags & 2) != 0) {
+            for (int i = 0; i < n; i++) {
+                reply.getLong();
+            }
+        }
+        int[] keyLengths = new int[n];
+        for (int i = 0; i < n; i++) {
+            keyLengths[i] = reply.getInt();
+            assertEquals(-1, keyLengths[i], "FileStreamSourceTask records have no key");
+        }
+        int[] valueLengths = new int[n];
+        for (int i = 0; i < n; i++) {
+            valueLengths[i] = reply.getInt();
+        }
+        List<String> values = new ArrayList<>();
+        for (int length : valueLengths) {
+            values.add(new String(reply.getRaw(length), StandardCharsets.UTF_8));
+        }
+        assertEquals(0, flags & 4, "no headers");
+        List<String[]> offsets = new ArrayList<>();
+        for (int p = reply.getInt(); p > 0; p--) {
+            offsets.add(new String[] {reply.getString(), reply.getString()});
+        }
+        return new Batch(first, taken, topics, values, offsets);
+    }
+
+    static String errorText(Wire.In reply) {
+        return reply.kind == TaskHostMain.ERROR
+                ? reply.getString() + ": " + reply.getString() : "kind " + reply.kind;
+    }
+
+    List<String> pollAll(int expected, int max, List<Batch> batches) throws IOException {
+        List<String> values = new ArrayList<>();
+        for (int polls = 0; values.size() < expected; polls++) {
+            assertTrue(polls < 10, "only " + values + " after 10 polls");
+            Batch batch = poll(max);
+            assertTrue(batch.values().size() <= max, "a batch never holds more than asked");
+            values.addAll(batch.values());
+            batches.add(batch);
+        }
+        return values;
+    }
+
+    @Test
+    void linesComeOutInBatchesAndResumeFromTheCommittedOffset() throws Exception {
+        Path file = root.resolve("lines.txt");
+        Files.writeString(file, "zero\none\ntwo\nthree\nfour\n");
+
+        Wire.In started = startTask(file, null);
+        assertEquals(TaskHostMain.OK, started.kind, () -> errorText(started));
+        assertEquals(0, started.getInt(), "FileStreamSourceTask keeps commitRecord's default");
+
+        List<Batch> batches = new ArrayList<>();
+        assertEquals(List.of("zero", "one", "two", "three", "four"), pollAll(5, 3, batches));
+        // asked by the task's first poll(), on the poll thread, while a POLL was open
+        assertEquals(List.of("{\"filename\":\"" + file + "\"}"), queried);
+        Batch last = batches.get(batches.size() - 1);
+        assertEquals(List.of("lines"), last.topics().subList(0, 1));
+        assertEquals(1, last.offsets().size(), "one source partition: its last offset only");
+        assertEquals("{\"position\":" + Files.size(file) + "}", last.offsets().get(0)[1]);
+        long seq = 0;
+        for (Batch batch : batches) {
+            assertEquals(seq, batch.firstSeq());
+            seq += batch.taken();
+        }
+
+        Wire.In committed = call(new Wire.Out(TaskHostMain.COMMITTED).putLong(seq - 1).putInt(0));
+        assertEquals(TaskHostMain.OK, committed.kind, () -> errorText(committed));
+        assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+
+        // a fresh task resumes from the committed offset: an Integer position would fail it
+        Files.writeString(file, "five\n", java.nio.file.StandardOpenOption.APPEND);
+        Wire.In restarted = startTask(file, "{\"position\":" + "zero\none\ntwo\n".length() + "}");
+        assertEquals(TaskHostMain.OK, restarted.kind, () -> errorText(restarted));
+        assertEquals(List.of("three", "four", "five"), pollAll(3, 10, new ArrayList<>()));
+        assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+    }
+
+    @Test
+    void aClassNotFoundIsAnErrorNamingItAndThePluginPath() throws Exception {
+        Wire.In reply = call(new Wire.Out(TaskHostMain.START_TASK).putString("com.example.Nope")
+                .putMap(Map.of()).putMap(Map.of()));
+        assertEquals(TaskHostMain.ERROR, reply.kind);
+        assertEquals(ClassNotFoundException.class.getName(), reply.getString());
+        String message = reply.getString();
+        assertTrue(message.contains("com.example.Nope") && message.contains(pluginPath.toString()),
+                message);
+    }
+
+    @Test
+    void theConnectorSideSplitsTasks() throws Exception {
+        String connector = "org.apache.kafka.connect.file.FileStreamSourceConnector";
+        Map<String, String> config = Map.of("file", root.resolve("x.txt").toString(),
+                "topic", "lines");
+        Wire.In problems = call(new Wire.Out(TaskHostMain.VALIDATE).putString(connector)
+                .putMap(Map.of("file", "x")));
+        assertEquals(TaskHostMain.PROBLEMS, problems.kind, () -> errorText(problems));
+        assertEquals(1, problems.getInt(), "topic is missing");
+        assertEquals("topic", problems.getString());
+
+        Wire.In support = call(new Wire.Out(TaskHostMain.EXACTLY_ONCE_SUPPORT)
+                .putString(connector).putMap(config));
+        assertEquals("SUPPORTED", support.getString());
+
+        Wire.In started = call(new Wire.Out(TaskHostMain.START_CONNECTOR).putInt(7)
+                .putString(connector).putMap(config));
+        assertEquals(TaskHostMain.TEXT, started.kind, () -> errorText(started));
+        assertEquals(TASK, started.getString());
+        Wire.In configs = call(new Wire.Out(TaskHostMain.TASK_CONFIGS).putInt(7).putInt(3));
+        assertEquals(1, configs.getInt(), "FileStreamSourceConnector has one task");
+        Map<String, String> taskConfig = configs.getMap();
+        assertEquals("lines", taskConfig.get("topic"));
+        assertNull(taskConfig.get("task.class"), "the Python side adds task.class, as Connect");
+        assertEquals(TaskHostMain.OK,
+                call(new Wire.Out(TaskHostMain.STOP_CONNECTOR).putInt(7)).kind);
+    }
+}
