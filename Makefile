@@ -62,7 +62,7 @@ test-cluster: setup ## only the tests on the Spark standalone cluster (master + 
 	$(PY) -m pytest -m cluster tests/integration/cluster
 
 test-failover: setup ## the kill campaigns' long form: 3 broker kills and a driver kill per failover query, the CDC crash test's 4 kills
-	EOSCONNECT_FAILOVER=full $(PY) -m pytest -s tests/integration/failover tests/integration/connectors/postgres/test_postgres_cdc_crash_recovery.py
+	EOSCONNECT_FAILOVER=full $(PY) -m pytest -s tests/integration/failover tests/integration/connectors/postgres/cdc/test_postgres_cdc_crash_recovery.py
 
 unit: setup ## unit tests only (no broker, no Spark)
 	$(PY) -m pytest tests/unit

@@ -40,12 +40,17 @@ _SHIPPED: dict[str, str] = {
     "FileStreamSink": f"{_PACKAGE}.file_stream.FileStreamSinkConnector",
     "DeltaSink": "spark_eos_connect.delta.connector.DeltaSinkConnector",
     "Generator": f"{_PACKAGE}.generator.GeneratorSourceConnector",
-    "PostgresCdcSource": f"{_PACKAGE}.postgres.PostgresCdcSourceConnector",
-    "PostgresSink": f"{_PACKAGE}.postgres.sink_connector.PostgresSinkConnector",
+    "PostgresCdcSource": f"{_PACKAGE}.postgres.cdc.PostgresCdcSourceConnector",
+    "PostgresSink": f"{_PACKAGE}.postgres.sink.connector.PostgresSinkConnector",
 }
 
 _JAVA_FILE_PACKAGE = "org.apache.kafka.connect.file"
-_MOVED = {"spark_eos_connect.connectors.delta_sink.DeltaSinkConnector": "DeltaSink"}
+_MOVED = {
+    "spark_eos_connect.connectors.delta_sink.DeltaSinkConnector": "DeltaSink",
+    f"{_PACKAGE}.postgres.PostgresCdcSourceConnector": "PostgresCdcSource",
+    f"{_PACKAGE}.postgres.connector.PostgresCdcSourceConnector": "PostgresCdcSource",
+    f"{_PACKAGE}.postgres.sink_connector.PostgresSinkConnector": "PostgresSink",
+}
 """Dotted paths of earlier releases that stored configs may still name."""
 
 

@@ -116,7 +116,7 @@ def sink_props(db: Any, table: str, mode: str) -> dict[str, str]:
 
 def run_sink(db: Any, table: str, mode: str, records: list[SinkRecord]) -> None:
     """The task's lifecycle over the records, `PUT_RECORDS` per put."""
-    from spark_eos_connect.connectors.postgres.sink_connector import PostgresSinkTask
+    from spark_eos_connect.connectors.postgres.sink.connector import PostgresSinkTask
 
     props = sink_props(db, table, mode)
     task = PostgresSinkTask()

@@ -16,15 +16,15 @@ from spark_eos_connect.jvm.cluster import LocalKafkaCluster
 from spark_eos_connect.kafka.clients import read_to_end
 from spark_eos_connect.testing.postgres import PostgresDatabase
 
-from ..connectors.postgres.cdc_checks import (
+from ..connectors.postgres.cdc.cdc_checks import (
     SCHEMA,
     assert_topic_matches_table,
     events,
     run_transactions,
     transaction,
 )
-from ..connectors.postgres.test_postgres_cdc_crash_recovery import job_args
-from ..connectors.postgres.test_postgres_cdc_source import cdc_options, create_topics
+from ..connectors.postgres.cdc.test_postgres_cdc_crash_recovery import job_args
+from ..connectors.postgres.cdc.test_postgres_cdc_source import cdc_options, create_topics
 from .conftest import Failover, kill_plan, still_running
 from .test_source_failover import reported_commits
 

@@ -78,7 +78,7 @@ def test_a_task_failing_on_every_attempt_reads_in_one_screen(
     assert last.startswith("source_to_kafka: the streaming query failed: CdcSetupError: ")
     assert "127.0.0.1:1" in last
     log = named_log(done.stderr).read_text()
-    assert "spark_eos_connect.connectors.postgres.database.CdcSetupError" in log
+    assert "spark_eos_connect.connectors.postgres.cdc.database.CdcSetupError" in log
     assert "failed 4 times; aborting job" in log
     assert "not-shown" not in log + done.stdout + done.stderr
 

@@ -47,6 +47,27 @@ def test_short_names_aliases_and_dotted_paths(name: str, expected: type) -> None
     assert resolve_connector_class(name) is expected
 
 
+@pytest.mark.parametrize(
+    ("old_path", "short"),
+    [
+        ("spark_eos_connect.connectors.postgres.PostgresCdcSourceConnector", "PostgresCdcSource"),
+        (
+            "spark_eos_connect.connectors.postgres.connector.PostgresCdcSourceConnector",
+            "PostgresCdcSource",
+        ),
+        (
+            "spark_eos_connect.connectors.postgres.sink_connector.PostgresSinkConnector",
+            "PostgresSink",
+        ),
+    ],
+)
+def test_paths_of_earlier_releases_resolve_to_where_the_class_lives_now(
+    old_path: str, short: str
+) -> None:
+    """Configs stored in the config topic before `connectors/postgres/` split by role."""
+    assert resolve_connector_class(old_path) is resolve_connector_class(short)
+
+
 def test_known_connectors_lists_short_names_with_paths() -> None:
     known = known_connectors()
     assert known == {
@@ -54,9 +75,9 @@ def test_known_connectors_lists_short_names_with_paths() -> None:
         "FileStreamSink": "spark_eos_connect.connectors.file_stream.FileStreamSinkConnector",
         "DeltaSink": "spark_eos_connect.delta.connector.DeltaSinkConnector",
         "Generator": "spark_eos_connect.connectors.generator.GeneratorSourceConnector",
-        "PostgresCdcSource": "spark_eos_connect.connectors.postgres.PostgresCdcSourceConnector",
+        "PostgresCdcSource": "spark_eos_connect.connectors.postgres.cdc.PostgresCdcSourceConnector",
         "PostgresSink": (
-            "spark_eos_connect.connectors.postgres.sink_connector.PostgresSinkConnector"
+            "spark_eos_connect.connectors.postgres.sink.connector.PostgresSinkConnector"
         ),
     }
     known["X"] = "y"
