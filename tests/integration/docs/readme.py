@@ -40,7 +40,9 @@ COVERAGE: dict[str, str] = {
     "::test_demo_stages_print_a_clean_run",
     "make test": f"{CI} .ci/run runs it",
     "make help": "test_make_help_lists_the_targets_the_readme_names",
-    "```python import spark_eos_connect": "test_quickstart_streams_the_generator_into_kafka",
+    "```python import spark_eos_connect": f"{ELSEWHERE}"
+    "tests/integration/docs/test_getting_started_page.py"
+    "::test_the_getting_started_page_runs_in_page_order",
     "python jobs/source_to_kafka.py": "test_source_to_kafka_job_command",
     "```python from spark_eos_connect.delta import delta_sink, starting_offsets": f"{ELSEWHERE}"
     "tests/integration/docs/test_sinks_and_delta_page.py"
@@ -48,31 +50,18 @@ COVERAGE: dict[str, str] = {
     "python jobs/kafka_to_delta.py": "test_kafka_to_delta_job_command",
     "make bench": "test_bench_command_on_a_small_run",
     "python jobs/bench.py": "test_bench_command_on_a_small_run",
-    "eosconnect rest": "test_curl_block_against_eosconnect_rest_and_a_running_query",
-    "```bash curl -s 'localhost:8083/connectors?expand=status'": (
-        "test_curl_block_against_eosconnect_rest_and_a_running_query"
-    ),
-    "```bash export EOSCONNECT_BOOTSTRAP_SERVERS=localhost:9092": (
-        "test_cli_block_drives_a_registered_connector"
-    ),
+    "eosconnect rest": f"{ELSEWHERE}tests/integration/docs/test_rest_and_cli_page.py"
+    "::test_the_rest_and_cli_page_runs_in_page_order",
     "make docs": f"{ELSEWHERE}tests/unit/test_docs_site.py"
     "::test_the_site_builds_strict_with_the_options_and_api_reference",
-    "```python records = (": "test_config_providers_block_resolves_file_and_env_references",
     "```python import json": "test_connect_config_runs_unchanged",
     "eosconnect kafka": f"{ELSEWHERE}tests/integration/security/test_cli_kafka_security.py"
     "::test_secured_cli_broker_announces_settings_that_log_in",
     "make test-cluster": "test_make_test_cluster_collects_exactly_the_cluster_tests",
-    "```python from confluent_kafka.admin import (": f"{ELSEWHERE}"
-    "tests/integration/security/test_readme_scram_acls.py"
-    "::test_the_readme_block_creates_a_user_whose_source_query_runs",
     "make test-failover": f"{ELSEWHERE}tests/integration/failover/test_source_failover.py"
     "::test_exactly_once_source_rides_out_broker_kills",
     "make dist": f"{ELSEWHERE}tests/integration/jobs/test_wheel.py"
     "::test_make_dist_builds_a_wheel_and_an_sdist",
-    "```bash eosconnect rest --bootstrap-servers HOST:PORT --host 0.0.0.0": f"{ELSEWHERE}"
-    "tests/integration/rest/test_rest_security.py::test_readme_security_block",
-    "```bash make dist": f"{ELSEWHERE}tests/integration/cluster/test_jobs_on_cluster.py"
-    "::test_readme_block_submits_to_the_cluster",
 }
 """Snippet key -> the test in `test_readme_snippets.py` that runs it (or a `CI:` note)."""
 

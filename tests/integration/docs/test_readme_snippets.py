@@ -5,8 +5,6 @@ what gets tested.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import shlex
 import subprocess
@@ -15,36 +13,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from spark_eos_connect.connectors.generator import parse_generated_value
-from spark_eos_connect.herder import Herder
 from spark_eos_connect.protocol.offsets_format import decode_offset_key, decode_offset_value
 from spark_eos_connect.testing import wait_for
 
 from .page_order import PageRun
 from .readme import (
     REPO,
-    VENV_BIN,
     make_targets,
     pages,
-    replace_literals,
     replace_tokens,
-    shell_lines,
     snippet,
 )
 
 pytestmark = pytest.mark.integration
-
-CURL_BLOCK = "```bash curl -s 'localhost:8083/connectors?expand=status'"
-CLI_BLOCK = "```bash export EOSCONNECT_BOOTSTRAP_SERVERS=localhost:9092"
-
-
-README_ENV_VARIABLE = "ORDERS_CLIENT_ID"
-os.environ.setdefault(README_ENV_VARIABLE, "orders-readme")
-"""The config-providers block's `${env:...}`: set when this module is collected, so that the
-test session's Spark processes (driver-side Python runners, executors) inherit it."""
 
 
 def positions(records: list[Any]) -> dict[int, list[int]]:
@@ -80,76 +64,6 @@ def run_job(argv: list[str], timeout_s: float = 300) -> subprocess.CompletedProc
 
 
 # --- Python blocks ------------------------------------------------------------------------------
-
-
-def test_quickstart_streams_the_generator_into_kafka(
-    spark: Any,
-    bootstrap_servers: str,
-    topic_factory: Callable[..., str],
-    read_committed: Callable[..., list[Any]],
-    unique_name: Callable[[str], str],
-    tmp_path: Path,
-) -> None:
-    topic, name = topic_factory("orders"), unique_name("orders-generator")
-    code = replace_literals(
-        snippet("```python import spark_eos_connect").text,
-        {
-            "127.0.0.1:9092": bootstrap_servers,
-            "orders-generator": name,
-            "orders": topic,
-            "/tmp/checkpoints/orders": str(tmp_path / "ck"),
-        },
-    )
-    query = run_python_block(code, {}, "quickstart")["query"]
-    try:
-        wait_for(
-            lambda: len(positions(read_committed(topic, settled=False))) == 2,
-            120,
-            "both tasks' records",
-        )
-    finally:
-        query.stop()
-
-    written = positions(read_committed(topic))
-    assert sorted(written) == [0, 1]  # tasks.max=2
-    for task_positions in written.values():
-        assert task_positions == list(range(len(task_positions)))  # each record once, in order
-
-
-def test_config_providers_block_resolves_file_and_env_references(
-    spark: Any,
-    bootstrap_servers: str,
-    topic_factory: Callable[..., str],
-    read_committed: Callable[..., list[Any]],
-    unique_name: Callable[[str], str],
-    tmp_path: Path,
-) -> None:
-    topic, name = topic_factory("orders"), unique_name("orders-by-reference")
-    properties = tmp_path / "kafka.properties"
-    properties.write_text(f"# where Kafka is\nbootstrap.servers={bootstrap_servers}\n")
-    reference = "${file:/etc/eosconnect/kafka.properties:bootstrap.servers}"
-    code = replace_literals(
-        snippet("```python records = (").text,
-        {
-            reference: reference.replace("/etc/eosconnect", str(tmp_path)),
-            "orders-by-reference": name,
-            "orders": topic,
-            "/tmp/checkpoints/orders-by-reference": str(tmp_path / "ck"),
-        },
-    )
-    assert os.environ[README_ENV_VARIABLE]  # set at import, before Spark's processes started
-
-    query = run_python_block(code, {"spark": spark}, "config providers")["query"]
-    try:
-        wait_for(
-            lambda: len(read_committed(topic, settled=False)) == 100,
-            120,
-            "the 100 generated records",
-        )
-    finally:
-        query.stop()
-
-    assert sorted(positions(read_committed(topic))[0]) == list(range(100))
 
 
 def test_connect_config_runs_unchanged(
@@ -305,138 +219,3 @@ def test_make_test_cluster_collects_exactly_the_cluster_tests() -> None:
     cluster = REPO / "tests" / "integration" / "cluster"
     cluster_tests = {str(path.relative_to(REPO)) for path in cluster.glob("test_*.py")}
     assert cluster_tests and collected == cluster_tests
-
-
-# --- the REST API with curl, and the same operations from the CLI -------------------------------
-
-
-def curl(command: str, body: Path) -> tuple[int, Any]:
-    """Run one README curl line; (HTTP status, JSON body or None)."""
-    result = subprocess.run(
-        ["bash", "-c", f"{command} -o {shlex.quote(str(body))} -w '%{{http_code}}'"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    text = body.read_text() if body.exists() else ""
-    body.unlink(missing_ok=True)
-    return int(result.stdout), json.loads(text) if text else None
-
-
-def request_of(command: str) -> tuple[str, str]:
-    """(HTTP method, last path segment) of a curl command line."""
-    method = re.search(r"-X (\w+)", command)
-    url = next(word for word in shlex.split(command) if "localhost:8083" in word)
-    return method.group(1) if method else "GET", url.split("?")[0].rsplit("/", 1)[-1]
-
-
-def test_curl_block_against_eosconnect_rest_and_a_running_query(
-    rest_address: str,
-    generator_query: Callable[[str, str], Any],
-    topic_factory: Callable[..., str],
-    read_committed: Callable[..., list[Any]],
-    unique_name: Callable[[str], str],
-    tmp_path: Path,
-) -> None:
-    name, topic = unique_name("orders-generator"), topic_factory("orders")
-    lines = shell_lines(snippet(CURL_BLOCK).text)
-    assert lines and all(line.startswith("curl ") for line, _ in lines)
-    query = generator_query(name, topic)
-
-    def written() -> list[int]:
-        return positions(read_committed(topic)).get(0, [])
-
-    wait_for(lambda: len(written()) > 0, 120, "records before the curl commands")
-    assert httpx.get(f"http://{rest_address}/openapi.json").status_code == 200
-    before: list[int] = []
-
-    def running(body: Any) -> None:
-        assert body[name]["status"]["connector"]["state"] == "RUNNING", body
-
-    def stopped(body: None) -> None:
-        wait_for(lambda: not query.status["isTriggerActive"], 60, "the query to go idle")
-        before[:] = before or written()  # at the first stop: what the query wrote until then
-
-    def offsets(body: Any) -> None:
-        offset = {"position": len(before)}
-        partition = {"generator": name, "task": 0}
-        assert body == {"offsets": [{"partition": partition, "offset": offset}]}
-
-    def resumed(body: None) -> None:
-        wait_for(lambda: len(written()) > len(before) + 50, 120, "records after the resume")
-
-    def done(body: Any) -> None:
-        assert "message" in body, body
-
-    checks: dict[tuple[str, str], Callable[[Any], None]] = {
-        ("GET", "connectors"): running,
-        ("PUT", "stop"): stopped,
-        ("GET", "offsets"): offsets,
-        ("PATCH", "offsets"): done,
-        ("PUT", "resume"): resumed,
-        ("DELETE", "offsets"): done,
-    }
-    for line, comment in lines:
-        command = line.replace("localhost:8083", rest_address).replace("orders-generator", name)
-        documented = re.match(r"(\d{3})\b", comment)
-        assert documented, f"README curl line without its status code comment: {line}"
-        status, body = curl(command, tmp_path / "body.json")
-        assert status == int(documented.group(1)), (line, body)
-        checks[request_of(line)](body)
-    query.stop()
-
-    after = written()[len(before) :]
-    assert before and before == list(range(len(before)))
-    assert after and after == list(range(5000, 5000 + len(after)))  # from the PATCH
-    assert httpx.get(f"http://{rest_address}/connectors/{name}/offsets").json() == {"offsets": []}
-
-
-def bash(script: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run a shell script the way a user's shell would."""
-    return subprocess.run(
-        ["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
-    )
-
-
-def test_cli_block_drives_a_registered_connector(
-    bootstrap_servers: str,
-    kafka_config: dict[str, Any],
-    topic_factory: Callable[..., str],
-    unique_name: Callable[[str], str],
-    tmp_path: Path,
-) -> None:
-    name, topic = unique_name("orders-generator"), topic_factory("orders")
-    patch = next(line for line, _ in shell_lines(snippet(CURL_BLOCK).text) if " -d " in line)
-    body = shlex.split(patch)[-1].replace("orders-generator", name)
-    (tmp_path / "offsets.json").write_text(body)  # "offsets.json holding the PATCH body above"
-    env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}"}
-    env.pop("EOSCONNECT_BOOTSTRAP_SERVERS", None)
-    herder = Herder(kafka_config).start()
-    try:
-        herder.create(name, {"connector.class": "Generator", "topic": topic})
-        exports = ""
-        outputs: dict[str, Any] = {}
-        for line, _ in shell_lines(snippet(CLI_BLOCK).text):
-            command = line.replace("localhost:9092", bootstrap_servers)
-            command = command.replace("orders-generator", name)
-            if command.startswith("export "):
-                exports += command + "\n"
-                continue
-            result = bash(exports + command, env, tmp_path)
-            assert result.returncode == 0, (line, result.stderr[-3000:])
-            outputs[" ".join(shlex.split(line)[1:3])] = json.loads(result.stdout)
-            if line.startswith("eosconnect offsets alter"):
-                assert herder.offsets(name) == json.loads(body)
-
-        assert name in outputs["connectors --expand"]
-        assert outputs["status orders-generator"]["name"] == name
-        assert outputs["offsets get"] == {"offsets": []}
-        assert outputs["resume orders-generator"]["target_state"] == "STARTED"
-        assert herder.offsets(name) == {"offsets": []}  # altered, then reset
-
-        # "exit code 0, 1 when refused, 2 on usage errors"
-        assert bash(f"{exports}eosconnect offsets reset {name}", env, tmp_path).returncode == 1
-        assert bash(f"eosconnect status {name}", env, tmp_path).returncode == 2
-    finally:
-        herder.close()

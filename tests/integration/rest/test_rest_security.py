@@ -273,7 +273,7 @@ def test_rest_help_names_the_security_options() -> None:
 
 # --- the README's "REST API" security block -----------------------------------------------------
 
-README_KEY = "```bash eosconnect rest --bootstrap-servers HOST:PORT --host 0.0.0.0"
+README_KEY = "```bash eosconnect rest --bootstrap-servers 127.0.0.1:9092 --host 0.0.0.0"
 """The block's key in the docs tests (`tests/integration/docs/readme.py`): its first line."""
 
 
@@ -295,7 +295,7 @@ def run_readme_security_block(
     probe = f"curl -s --cacert rest-cert.pem https://localhost:{port}/"
     try:
         for line, comment in shell_lines(block):
-            command = line.replace("HOST:PORT", bootstrap_servers).replace(":8083", f":{port}")
+            command = line.replace("127.0.0.1:9092", bootstrap_servers).replace(":8083", f":{port}")
             if line.startswith("eosconnect rest") and line.endswith("&"):
                 argv = [*shlex.split(command.removesuffix("&")), *extra]
                 with log_path.open("ab") as log:
