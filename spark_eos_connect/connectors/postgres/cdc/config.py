@@ -43,6 +43,7 @@ COLUMN_EXCLUDE_LIST: Final = "column.exclude.list"
 MESSAGE_KEY_COLUMNS: Final = "message.key.columns"
 PUBLICATION_AUTOCREATE_MODE: Final = "publication.autocreate.mode"
 PUBLISH_VIA_PARTITION_ROOT: Final = "publish.via.partition.root"
+SLOT_DROP_ON_STOP: Final = "slot.drop.on.stop"
 SKIPPED_OPERATIONS: Final = "skipped.operations"
 HEARTBEAT_INTERVAL_MS: Final = "heartbeat.interval.ms"
 HEARTBEAT_ACTION_QUERY: Final = "heartbeat.action.query"
@@ -103,9 +104,6 @@ UNSUPPORTED: Final[dict[str, Unsupported]] = {
     "incremental.snapshot.chunk.size": Unsupported("1024", "no incremental snapshots"),
     "snapshot.select.statement.overrides": Unsupported("", "snapshots read whole tables"),
     "snapshot.include.collection.list": Unsupported("", "snapshots read every captured table"),
-    "slot.drop.on.stop": Unsupported(
-        "false", "the slot holds what Kafka has not committed; drop it with the operations page"
-    ),
     "database.initial.statements": Unsupported("", "sessions run no extra statements"),
     "include.unknown.datatypes": Unsupported(
         "false", "columns of a type Debezium has no schema for are left out, as by default"
@@ -179,6 +177,17 @@ CONFIG_DEF: Final = (
         importance="medium",
         doc="The logical replication slot the connector creates and reads (pgoutput); no "
         "other client may use it.",
+    )
+    .define(
+        SLOT_DROP_ON_STOP,
+        ConfigType.BOOLEAN,
+        False,
+        importance="low",
+        doc="True: the connector drops its slot when it stops (its query stops, or it is "
+        "stopped, restarted or deleted), so the server keeps no WAL for it; for tests and "
+        "development. Changes made before the next start are then lost to the slot: that "
+        "start takes a new snapshot with snapshot.mode=when_needed and fails naming the "
+        "missing slot otherwise.",
     )
     .define(
         PUBLICATION_NAME,

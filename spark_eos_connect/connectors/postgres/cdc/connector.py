@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from spark_eos_connect.api.config import ConfigDef
@@ -13,8 +14,11 @@ from spark_eos_connect.api.source import (
 )
 from spark_eos_connect.connectors.postgres.cdc.config import (
     CONFIG_DEF,
+    SLOT_DROP_ON_STOP,
+    SLOT_NAME,
     TOPIC_PREFIX,
     capture_filter,
+    connection_settings,
     skipped_operations,
 )
 from spark_eos_connect.connectors.postgres.cdc.positions import (
@@ -22,9 +26,11 @@ from spark_eos_connect.connectors.postgres.cdc.positions import (
     OffsetError,
     parse_offset,
 )
-from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.errors import ConfigError, EosConnectError
 
 __all__ = ["PostgresCdcSourceConnector"]
+
+log = logging.getLogger(__name__)
 
 
 class PostgresCdcSourceConnector(SourceConnector):
@@ -33,6 +39,7 @@ class PostgresCdcSourceConnector(SourceConnector):
 
     def __init__(self) -> None:
         self._props: dict[str, str] = {}
+        self._config: dict[str, Any] = {}
 
     def version(self) -> str:
         """The Debezium release whose events this connector's follow."""
@@ -49,10 +56,31 @@ class PostgresCdcSourceConnector(SourceConnector):
         config = CONFIG_DEF.parse(props)
         capture_filter(config)
         skipped_operations(config)
-        self._props = dict(props)
+        self._props, self._config = dict(props), config
 
     def stop(self) -> None:
-        """Nothing runs on the driver."""
+        """With `slot.drop.on.stop=true`, drop the replication slot (Debezium's option; a
+        task still reading it is given a moment, then its session is ended). A failure is
+        logged: the slot stays, and loses nothing."""
+        config, self._config = self._config, {}
+        if not config.get(SLOT_DROP_ON_STOP):
+            return
+        import psycopg
+
+        from spark_eos_connect.connectors.postgres.cdc import database as db
+
+        slot = config[SLOT_NAME]
+        try:
+            connection = db.connect(connection_settings(config))
+            try:
+                dropped = db.drop_slot_when_free(connection, slot)
+            finally:
+                connection.close()
+        except (EosConnectError, psycopg.Error) as error:
+            log.warning("slot.drop.on.stop: replication slot %s stays: %s", slot, error)
+            return
+        if dropped:
+            log.info("dropped replication slot %s (slot.drop.on.stop=true)", slot)
 
     def task_class(self) -> type[SourceTask]:
         """`PostgresCdcSourceTask`."""

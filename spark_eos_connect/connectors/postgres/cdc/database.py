@@ -9,6 +9,7 @@ snapshot query as from pgoutput. The slot is read without consuming it
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -28,6 +29,7 @@ __all__ = [
     "create_slot_with_snapshot",
     "describe_relation",
     "drop_slot",
+    "drop_slot_when_free",
     "ensure_publication",
     "flushed_lsn",
     "list_tables",
@@ -349,8 +351,9 @@ def check_slot(state: SlotState | None, slot: str, dbname: str) -> SlotState:
     if state is None:
         raise CdcSetupError(
             f"replication slot {slot!r} does not exist although offsets were committed for it "
-            "(it was dropped?): the changes since then are lost to it; reset the connector's "
-            "offsets to take a new snapshot"
+            "(dropped by hand, or by slot.drop.on.stop=true when the connector stopped): the "
+            "changes since then are lost to it; set snapshot.mode=when_needed or reset the "
+            "connector's offsets to take a new snapshot"
         )
     if state.plugin != "pgoutput" or state.database != dbname:
         raise CdcSetupError(
@@ -371,6 +374,41 @@ def drop_slot(connection: Any, slot: str) -> None:
         "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = %s",
         (slot,),
     )
+
+
+SLOT_RELEASE_WAIT_S = 10.0
+"""How long `drop_slot_when_free` waits for a reader to release the slot before it ends the
+reader's session."""
+
+
+def drop_slot_when_free(connection: Any, slot: str, wait_s: float = SLOT_RELEASE_WAIT_S) -> bool:
+    """Drop the slot if it exists; a session reading it is given `wait_s` to let go, then
+    ended (`pg_terminate_backend`) and given as long again. Whether a slot was dropped."""
+    import psycopg
+
+    deadline, terminated = time.monotonic() + wait_s, False
+    while True:
+        row = connection.execute(
+            "SELECT active_pid FROM pg_replication_slots WHERE slot_name = %s", (slot,)
+        ).fetchone()
+        if row is None:
+            return False
+        (reader,) = row
+        if reader is None:
+            try:
+                drop_slot(connection, slot)
+                return True
+            except psycopg.errors.ObjectInUse:
+                pass  # a reader took it meanwhile
+        elif time.monotonic() >= deadline:
+            if terminated:
+                raise CdcSetupError(
+                    f"replication slot {slot!r} is still read by session {reader} after it "
+                    "was ended; it is not dropped"
+                )
+            connection.execute("SELECT pg_terminate_backend(%s)", (reader,))
+            deadline, terminated = time.monotonic() + wait_s, True
+        time.sleep(0.1)
 
 
 def create_slot_with_snapshot(settings: ConnectionSettings, slot: str) -> tuple[int, Any]:

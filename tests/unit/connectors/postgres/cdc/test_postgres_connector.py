@@ -46,7 +46,6 @@ def test_missing_options_and_unknown_snapshot_modes_are_named() -> None:
         ("snapshot.delay.ms", "5000"),
         ("incremental.snapshot.chunk.size", "5000"),
         ("signal.data.collection", "public.signals"),
-        ("slot.drop.on.stop", "true"),
         ("event.converting.failure.handling.mode", "warn"),
     ],
 )
