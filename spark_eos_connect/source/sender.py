@@ -5,7 +5,9 @@ of each source partition submitted; a dropped record's `commit_record` left to t
 guarantee.
 
 The plain path is the hot one: records already bytes, no headers or partition, no
-`commit_record` go to `produce` directly; anything else takes the general path.
+`commit_record` go to `produce` directly; anything else takes the general path. Records that
+come converted in columns (`jvm_tasks.converted`: a Java task's, converted and transformed in
+its JVM) go as they are, never through the `RecordPreparer`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from spark_eos_connect.api.source import SourceRecord
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.jvm_tasks.converted import ConvertedRecords
 from spark_eos_connect.kafka.producers import PRODUCER_ERRORS, ProducerClientError, produce
 from spark_eos_connect.ports import TransactionalProducer
 from spark_eos_connect.source.conversion import RecordPreparer, last_offsets
@@ -64,9 +67,12 @@ class RecordSender:
         self._forbidden = internal_topics(plan)
         self._allowed: set[str] = set()
 
-    def send(self, records: list[SourceRecord]) -> None:
+    def send(self, records: list[SourceRecord] | ConvertedRecords) -> None:
         """Produce `records` and submit the last offset of each source partition; raises
         `InternalTopicError` or the refusal of a record the producer refused at once."""
+        if isinstance(records, ConvertedRecords):
+            self._send_converted(records)
+            return
         if self._preparer is not None:
             self._send_prepared(records, self._preparer)
             return
@@ -134,6 +140,34 @@ class RecordSender:
             for index in prepared.dropped:
                 self._dropped(records[index])
         for source_partition, offset in last_offsets(records):
+            self._submitted.submit(source_partition, offset)
+        producer.poll(0)
+
+    def _send_converted(self, records: ConvertedRecords) -> None:
+        """Produce records already converted to bytes, then submit the batch's offsets."""
+        producer = self.producer
+        for topic in set(records.topics) - self._allowed:
+            self._allow(topic)
+        topic = ""
+        try:
+            if records.plain:
+                produce_one = producer.produce
+                for topic, key, value in zip(
+                    records.topics, records.keys, records.values, strict=True
+                ):
+                    try:
+                        produce_one(topic, value, key)
+                    except BufferError:
+                        produce(producer, topic, value, key)
+            else:
+                delivered = self._submitted.delivered
+                for index, (topic, key, value) in enumerate(
+                    zip(records.topics, records.keys, records.values, strict=True)
+                ):
+                    produce(producer, topic, value, key, **records.extras(index, delivered))
+        except PRODUCER_ERRORS as error:
+            raise self._refused(error, topic) from error
+        for source_partition, offset in records.offsets:
             self._submitted.submit(source_partition, offset)
         producer.poll(0)
 

@@ -40,7 +40,7 @@ import functools
 import logging
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 
@@ -52,6 +52,7 @@ from spark_eos_connect.api.source import (
     TransactionContext,
 )
 from spark_eos_connect.errors import EosConnectError
+from spark_eos_connect.jvm_tasks.converted import ConvertedRecords, ConvertingSourceTask
 from spark_eos_connect.kafka.producers import (
     PRODUCER_ERRORS,
     ProducerClientError,
@@ -204,13 +205,15 @@ class LiveSourceTask:
         deadline = clock.monotonic() + plan.max_poll_duration_ms / 1000
         dispatched = 0
         while dispatched < plan.max_records and clock.monotonic() < deadline and not self.stale:
-            records, ends_poll = self._next_records(plan.max_records - dispatched)
+            records, ends_poll = self._next_records(plan.max_records - dispatched, deadline)
             if not records:
                 break
             if dispatched == 0:
                 plan.hooks.reached("poll", batch_id)
             dispatched += len(records)
-            boundary.dispatch(records, ends_poll, transactions)
+            # converted records (a Java task's) never meet the connector boundary, the one
+            # that looks at single records: the driver refuses it for Java plugins
+            boundary.dispatch(cast("list[SourceRecord]", records), ends_poll, transactions)
             yield from self._take_rows()
         if boundary.commits_at_batch_end and not self.stale:
             self._commit(batch_id, result)
@@ -218,13 +221,22 @@ class LiveSourceTask:
         self._flush_mirror()
         yield from self._take_rows()
 
-    def _next_records(self, limit: int) -> tuple[list[SourceRecord], bool]:
+    def _next_records(
+        self, limit: int, deadline: float
+    ) -> tuple[list[SourceRecord] | ConvertedRecords, bool]:
         """Up to `limit` records (left over from the last poll first), and whether they end
-        a `poll()` batch. Records beyond the limit wait for the next micro-batch."""
+        a `poll()` batch. Records beyond the limit wait for the next micro-batch.
+
+        The seam for tasks whose records come converted (a Java plugin's, `jvm_tasks`): such a
+        task is asked for at most `limit` records, waiting until `deadline` at most, and its
+        `ConvertedRecords` take the rest of this loop's path unchanged."""
         if self._carry:
             records, self._carry = self._carry[:limit], self._carry[limit:]
             return records, not self._carry and self._carry_ends_poll
         assert self.task is not None
+        if isinstance(self.task, ConvertingSourceTask):
+            wait_s = max(0.0, deadline - self._clock.monotonic())
+            return self.task.poll_converted(limit, wait_s), True
         polled = self.task.poll() or []
         if len(polled) > limit:
             self._carry, self._carry_ends_poll = polled[limit:], True
@@ -273,7 +285,11 @@ class LiveSourceTask:
             self._earlier = self._guard.since_planning(plan, batch_id)
             if self._earlier is not None:
                 return True  # the micro-batch was committed: replay it, start nothing
-        task = load_class(plan.task_class, "source task class", SourceTask)()
+        task_class = load_class(plan.task_class, "source task class", SourceTask)
+        if issubclass(task_class, ConvertingSourceTask):  # a Java plugin's task (`jvm_tasks`)
+            task: SourceTask = task_class(plan.extra, plan.providers.resolve)
+        else:
+            task = task_class()
         self._transactions = (
             TransactionContext() if plan.transaction_boundary == "connector" else None
         )
@@ -335,7 +351,7 @@ class LiveSourceTask:
 
     # -- records -----------------------------------------------------------------------------
 
-    def _produce(self, records: list[SourceRecord]) -> None:
+    def _produce(self, records: list[SourceRecord] | ConvertedRecords) -> None:
         """Hand `records` to the producer in the open transaction (begun if needed)."""
         if not records:
             return
@@ -528,7 +544,7 @@ class _BatchTransactions:
         self._batch_id = batch_id
         self._result = result
 
-    def produce(self, records: list[SourceRecord]) -> None:
+    def produce(self, records: list[SourceRecord] | ConvertedRecords) -> None:
         """Hand `records` over in the open transaction."""
         self._live._produce(records)
 

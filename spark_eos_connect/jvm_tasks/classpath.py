@@ -1,0 +1,32 @@
+"""Where the JVM task host's jars are and how its JVM is started."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from spark_eos_connect.errors import SetupError
+from spark_eos_connect.jvm.jars import cache_root
+
+MAIN_CLASS = "io.github.sparkeosconnect.taskhost.TaskHostMain"
+JVM_FLAGS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx64m")
+"""Measured good for a host (notes/java-plugins.md): faster start, 82-93 MB RSS, no slower."""
+
+
+def task_host_folder() -> Path:
+    """The folder `make setup` builds the task host into (its jar and dependencies)."""
+    return cache_root() / "task-host"
+
+
+def task_host_command(plugin_path: list[str]) -> list[str]:
+    """The command that starts a task host over the `plugin.path` entries `plugin_path`."""
+    folder = task_host_folder()
+    if not (folder / "task-host.jar").is_file():
+        raise SetupError(
+            f"the JVM task host is not built ({folder / 'task-host.jar'} is missing): run "
+            "`make setup`, which builds java/task-host"
+        )
+    java = shutil.which("java")
+    if java is None:
+        raise SetupError("Java plugins need a Java 17+ runtime (`java`) on the PATH")
+    return [java, *JVM_FLAGS, "-cp", f"{folder}/*", MAIN_CLASS, *plugin_path]

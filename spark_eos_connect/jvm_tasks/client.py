@@ -1,0 +1,151 @@
+"""A JVM task host process and its requests (the protocol: `TaskHostMain`'s class comment).
+
+One host serves one Python process: `shared_host(plugin_path)` spawns it on first use and
+hands the same one out afterwards (a task host keeps its JVM across micro-batches; a driver
+keeps one for its connectors). The JVM reads its requests from a pipe, so it ends when this
+process does; `close_hosts` (at exit) ends it sooner.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import logging
+import subprocess
+import threading
+from collections.abc import Callable, Sequence
+
+from spark_eos_connect.jvm_tasks.classpath import task_host_command
+from spark_eos_connect.jvm_tasks.errors import JavaPluginError
+from spark_eos_connect.jvm_tasks.wire import (
+    ANSWER,
+    ERROR,
+    QUERY,
+    FrameReader,
+    FrameWriter,
+    frame_length,
+)
+
+log = logging.getLogger(__name__)
+
+CLOSE_TIMEOUT_S = 10.0
+
+Answer = Callable[[list[str | None]], list[str | None]]
+"""Answers a QUERY: one offset JSON (None: none) per source partition JSON."""
+
+
+class TaskHostProcess:
+    """One JVM task host over the `plugin.path` entries `plugin_path`."""
+
+    def __init__(self, plugin_path: Sequence[str]) -> None:
+        self.plugin_path = list(plugin_path)
+        self._process = subprocess.Popen(
+            task_host_command(self.plugin_path),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        self._lock = threading.Lock()
+        log.info("JVM task host pid %d started (plugin.path %s)", self.pid, self.plugin_path)
+
+    @property
+    def pid(self) -> int:
+        """The JVM's process id."""
+        return self._process.pid
+
+    def alive(self) -> bool:
+        """Whether the JVM still runs."""
+        return self._process.poll() is None
+
+    def call(self, request: FrameWriter, answer: Answer | None = None) -> FrameReader:
+        """Send `request` and return its reply, answering the host's offset queries with
+        `answer` meanwhile; an ERROR reply raises `JavaPluginError` with the Java trace."""
+        with self._lock:
+            self._write(request.frame())
+            while True:
+                reply = self._read()
+                if reply.kind == QUERY:
+                    partitions = reply.texts()
+                    offsets = answer(partitions) if answer else [None] * len(partitions)
+                    self._write(FrameWriter(ANSWER).texts(offsets).frame())
+                    continue
+                if reply.kind == ERROR:
+                    java_class, message, trace = reply.text(), reply.text(), reply.text()
+                    raise JavaPluginError(f"{java_class}: {message}", java_class or "", trace or "")
+                return reply
+
+    def _write(self, frame: bytes) -> None:
+        stdin = self._process.stdin
+        assert stdin is not None
+        try:
+            stdin.write(frame)
+            stdin.flush()
+        except (BrokenPipeError, ValueError) as error:
+            raise self._gone() from error
+
+    def _read(self) -> FrameReader:
+        stdout = self._process.stdout
+        assert stdout is not None
+        header = stdout.read(4)
+        if len(header) < 4:
+            raise self._gone()
+        size = frame_length(header)
+        body = stdout.read(size)
+        if len(body) < size:
+            raise self._gone()
+        return FrameReader(body)
+
+    def _gone(self) -> JavaPluginError:
+        code = self._process.poll()
+        return JavaPluginError(
+            f"the JVM task host (pid {self.pid}, plugin.path {self.plugin_path}) "
+            f"{'exited with code ' + str(code) if code is not None else 'stopped answering'}; "
+            "its log is this process's stderr"
+        )
+
+    def close(self) -> None:
+        """End the JVM: its input closes (it stops what runs), killed if it lingers."""
+        if self._process.stdin is not None and not self._process.stdin.closed:
+            with contextlib.suppress(BrokenPipeError):
+                self._process.stdin.close()
+        try:
+            self._process.wait(CLOSE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        if self._process.stdout is not None:
+            self._process.stdout.close()
+
+
+_HOSTS: dict[tuple[str, ...], TaskHostProcess] = {}
+_HOSTS_LOCK = threading.Lock()
+
+
+def shared_host(plugin_path: Sequence[str]) -> TaskHostProcess:
+    """This process's task host for `plugin_path` (spawned, or spawned again if it died)."""
+    key = tuple(plugin_path)
+    with _HOSTS_LOCK:
+        host = _HOSTS.get(key)
+        if host is None or not host.alive():
+            host = _HOSTS[key] = TaskHostProcess(key)
+        return host
+
+
+@atexit.register
+def close_hosts() -> None:
+    """End every task host of this process."""
+    with _HOSTS_LOCK:
+        hosts = list(_HOSTS.values())
+        _HOSTS.clear()
+    for host in hosts:
+        host.close()
+
+
+def offset_answer(lookup: Callable[[dict[str, object]], dict[str, object] | None]) -> Answer:
+    """An `Answer` from a lookup of one source partition's committed offset."""
+
+    def answer(partitions: list[str | None]) -> list[str | None]:
+        found = [lookup(json.loads(p or "{}")) for p in partitions]
+        return [None if o is None else json.dumps(o, separators=(",", ":")) for o in found]
+
+    return answer
