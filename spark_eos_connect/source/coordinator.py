@@ -18,6 +18,8 @@ from spark_eos_connect.api.source import (
     SourceConnector,
 )
 from spark_eos_connect.errors import ConfigError, EosConnectError
+from spark_eos_connect.jvm_tasks.connector import JavaSourceConnector
+from spark_eos_connect.jvm_tasks.resolution import resolve_with_plugin_path
 from spark_eos_connect.kafka.clients import ensure_reachable
 from spark_eos_connect.kafka.producers import fence_transactional_id
 from spark_eos_connect.kafka.security import authenticates, verify_credentials
@@ -47,7 +49,7 @@ from spark_eos_connect.runtime.liveness import (
 from spark_eos_connect.runtime.liveness import (
     ConnectorInUseError as ConnectorInUseError,  # raised by claim; importable from here
 )
-from spark_eos_connect.source.config import SourcePipelineConfig
+from spark_eos_connect.source.config import SourcePipelineConfig, record_options
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.storage.config_store import config_store_for
 from spark_eos_connect.storage.offsets import OffsetsTopicView, ensure_offsets_topic
@@ -76,7 +78,18 @@ def load_source_connector(
     `props` are the connector's options with references resolved (default: as configured).
     """
     props = dict(config.connector_props if props is None else props)
-    connector_class = resolve_connector_class(config.connector_class)
+    if config.plugin_path:  # Java whenever plugin.path holds the class (`jvm_tasks.resolution`)
+        connector_class = resolve_with_plugin_path(
+            config.connector_class, config.plugin_path, config.name
+        )
+    else:
+        connector_class = resolve_connector_class(config.connector_class)
+        log.info(
+            "connector %s: %s runs as this project's connector %s (no plugin.path)",
+            config.name,
+            config.connector_class,
+            class_path(connector_class),
+        )
     if not issubclass(connector_class, SourceConnector):
         raise ConfigError(
             f"connector.class {config.connector_class!r} is not a source connector; "
@@ -441,6 +454,12 @@ class SourceCoordinator:
         if not (started and self.generation_active and self.task_configs and connector):
             return []
         task_class = class_path(connector.task_class())
+        java = isinstance(connector, JavaSourceConnector)  # converts its records in its JVM
+        extra = (
+            connector.task_settings(record_options(config.connector_props))
+            if isinstance(connector, JavaSourceConnector)
+            else {}
+        )
         committed = self.committed_offsets()
         per_task = max(1, math.ceil(config.max_records_per_trigger / len(self.task_configs)))
         return [
@@ -470,7 +489,8 @@ class SourceCoordinator:
                 generation_commit_offset=self.generation_commit_offset,
                 status_generation=self.generation,
                 providers=config.providers,
-                conversion=config.conversion,
+                conversion=None if java else config.conversion,
+                extra=extra,
             )
             for task, task_config in enumerate(self.task_configs)
         ]

@@ -74,17 +74,18 @@ def _resolved(
 
 
 def _connector_report(
-    props: Mapping[str, Any], problems: Problems
+    props: Mapping[str, Any], problems: Problems, plugin_path: str | None = None
 ) -> tuple[str, frozenset[str]] | None:
-    """Run the connector's `validate`; (its class name, the options it defines) or None."""
+    """Run the connector's `validate`; (its class name, the options it defines) or None.
+    The connector is the Java plugin whenever `plugin_path` holds its class."""
     from spark_eos_connect.api.source import SourceConnector
-    from spark_eos_connect.plugins.connectors import resolve_connector_class
+    from spark_eos_connect.jvm_tasks.resolution import resolve_with_plugin_path
 
     name = str(props.get("connector.class") or "")
     if not name:
         return None  # already reported as a missing required option
     try:
-        cls = resolve_connector_class(name)
+        cls = resolve_with_plugin_path(name, plugin_path)
     except (ConfigError, ConnectorNotFoundError) as error:
         _add(problems, {"connector.class": [str(error)]})
         return None
@@ -201,7 +202,10 @@ def source_config_report(
     for key in ("name", "connector.class", "tasks.max"):
         if key in resolved:
             connector_props[key] = resolved[key]
-    connector = _connector_report(connector_props, problems)
+    plugin_path = resolved.get("plugin.path")
+    connector = _connector_report(
+        connector_props, problems, None if plugin_path is None else str(plugin_path)
+    )
     warnings = transform_config_warnings(props) + _converter_warnings(props)
     unknown = unknown_options(props, connector) if connector is not None else {}
     if problems and unknown:

@@ -78,6 +78,8 @@ class WorkerConfig:
     exactly_once: bool = True
     topics: InternalTopicSettings = field(default_factory=InternalTopicSettings)
     """How the internal topics are created (Connect's `*.storage.*` options)."""
+    plugin_path: str | None = None
+    """Connect's `plugin.path`: folders of Java plugins (`jvm_tasks.resolution`)."""
 
     @staticmethod
     def fields_from(values: Mapping[str, Any], given: Iterable[str]) -> dict[str, Any]:
@@ -90,6 +92,7 @@ class WorkerConfig:
             "status_topic": values["status.storage.topic"],
             "exactly_once": values["exactly.once.source.support"].lower() == "enabled",
             "topics": InternalTopicSettings.from_values(values, given),
+            "plugin_path": values["plugin.path"],
         }
 
 
@@ -175,6 +178,17 @@ WORKER_CONFIG = (
         "high",
         "`enabled`: source tasks write records and offsets in one transaction; "
         "`disabled`/`preparing`: at-least-once (records first, then offsets).",
+    )
+    .define(
+        "plugin.path",
+        ConfigType.STRING,
+        None,
+        None,
+        "medium",
+        "Folders of Kafka Connect Java plugins, comma-separated, scanned as Connect scans "
+        "them. A source connector whose `connector.class` one of them holds runs as that Java "
+        "plugin, in a JVM task host, exactly once like the Python connectors; a class they do "
+        "not hold resolves to this project's connectors as without it.",
     )
 )
 

@@ -38,16 +38,15 @@ public final class HostedConnector {
         return new HostedConnector(instance, found.loader());
     }
 
-    /** The connector's own validation: option name to its error messages (problems only). */
+    /** The connector's own validation: each option it defines, with its error messages
+     * (none when it is valid). */
     public Map<String, List<String>> validate(Map<String, String> config) throws Exception {
         Config checked = Plugins.withLoader(loader, () -> connector.validate(config));
-        Map<String, List<String>> problems = new LinkedHashMap<>();
+        Map<String, List<String>> options = new LinkedHashMap<>();
         for (ConfigValue value : checked.configValues()) {
-            if (!value.errorMessages().isEmpty()) {
-                problems.put(value.name(), new ArrayList<>(value.errorMessages()));
-            }
+            options.put(value.name(), new ArrayList<>(value.errorMessages()));
         }
-        return problems;
+        return options;
     }
 
     /** {@code exactlyOnceSupport(config)}: SUPPORTED, UNSUPPORTED, or null when unknown. */

@@ -50,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * Kafka offset)</td><td>OK(i32 0)</td></tr>
  * <tr><td>4 STOP_TASK</td><td>-</td><td>OK(i32 0)</td></tr>
  * <tr><td>10 VALIDATE</td><td>str connector class, map config</td><td>PROBLEMS(i32 n, n ×
- * (str option, i32 k, k × str message))</td></tr>
+ * (str option, i32 k, k × str message)): every option the connector defines, k = 0 when it
+ * is valid</td></tr>
  * <tr><td>11 EXACTLY_ONCE_SUPPORT</td><td>str connector class, map config</td><td>TEXT(str:
  * SUPPORTED, UNSUPPORTED or null)</td></tr>
  * <tr><td>12 START_CONNECTOR</td><td>i32 handle, str connector class, map config</td>

@@ -224,8 +224,17 @@ class TaskHostProtocolTest {
         Wire.In problems = call(new Wire.Out(TaskHostMain.VALIDATE).putString(connector)
                 .putMap(Map.of("file", "x")));
         assertEquals(TaskHostMain.PROBLEMS, problems.kind, () -> errorText(problems));
-        assertEquals(1, problems.getInt(), "topic is missing");
-        assertEquals("topic", problems.getString());
+        Map<String, Integer> messages = new java.util.TreeMap<>();
+        for (int n = problems.getInt(); n > 0; n--) {
+            String option = problems.getString();
+            int k = problems.getInt();
+            for (int i = 0; i < k; i++) {
+                problems.getString();
+            }
+            messages.put(option, k);
+        }
+        assertEquals(Map.of("batch.size", 0, "file", 0, "topic", 1), messages,
+                "every option the connector defines; only topic (missing) has a problem");
 
         Wire.In support = call(new Wire.Out(TaskHostMain.EXACTLY_ONCE_SUPPORT)
                 .putString(connector).putMap(config));

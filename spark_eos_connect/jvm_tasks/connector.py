@@ -1,0 +1,158 @@
+"""A Java `SourceConnector` from `plugin.path`, as the driver's connector (driver side).
+
+`java_source_connector_class(name, plugin_path)` makes the `SourceConnector` class the driver
+runs for the Java class `name`: each call is answered by a JVM task host of the driver's own
+(`client.shared_host`, not Spark's driver JVM, whose classpath would clash with the plugins'),
+which keeps the Java connector between `start` and `stop`. Its tasks are `JavaSourceTask`s;
+their configs carry Connect's `task.class`, as a Connect worker writes them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from spark_eos_connect.api.config import ConfigDef, ConfigType, ConfigValueReport
+from spark_eos_connect.api.source import (
+    ConnectorTransactionBoundaries,
+    ExactlyOnceSupport,
+    SourceConnector,
+)
+from spark_eos_connect.jvm_tasks.client import TaskHostProcess, shared_host
+from spark_eos_connect.jvm_tasks.errors import JavaPluginError
+from spark_eos_connect.jvm_tasks.java_source_task import (
+    CONNECTOR_OPTIONS,
+    PLUGIN_PATH,
+    TASK_CLASS,
+    JavaSourceTask,
+)
+from spark_eos_connect.jvm_tasks.wire import (
+    EXACTLY_ONCE_SUPPORT,
+    START_CONNECTOR,
+    STOP_CONNECTOR,
+    TASK_CONFIGS,
+    VALIDATE,
+    FrameWriter,
+)
+
+_HANDLES = itertools.count(1)
+
+
+class JavaSourceConnector(SourceConnector):
+    """The Java connector `java_class` from `plugin_path` (set on the subclass that
+    `java_source_connector_class` makes)."""
+
+    java_class: ClassVar[str] = ""
+    plugin_path: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self) -> None:
+        self._handle: int | None = None
+        self._java_task_class = ""
+        self._defined: list[str] = []
+
+    def version(self) -> str:
+        """The adapter's version."""
+        return "java"
+
+    def config_def(self) -> ConfigDef:
+        """The options the Java connector defines, as `validate` found them (empty before):
+        their checks are the Java connector's own."""
+        config = ConfigDef()
+        for name in self._defined:
+            config = config.define(
+                name, ConfigType.STRING, None, None, "medium", "(a Java plugin's option)"
+            )
+        return config
+
+    def _host(self) -> TaskHostProcess:
+        return shared_host(list(self.plugin_path))
+
+    def _call(self, what: str, request: FrameWriter) -> Any:
+        try:
+            return self._host().call(request)
+        except JavaPluginError as error:
+            raise JavaPluginError(
+                f"Java connector {self.java_class} (plugin.path {list(self.plugin_path)}) "
+                f"failed in {what}: {error.args[0].splitlines()[0]}",
+                error.java_class,
+                error.trace,
+            ) from error
+
+    @staticmethod
+    def _strings(props: Mapping[str, Any]) -> dict[str, str]:
+        return {k: str(v) for k, v in props.items() if v is not None}
+
+    def validate(self, props: Mapping[str, Any]) -> list[ConfigValueReport]:
+        """The Java connector's `validate`: one report per option it defines."""
+        reply = self._call(
+            "validate", FrameWriter(VALIDATE).text(self.java_class).map(self._strings(props))
+        )
+        reports = []
+        for _ in range(reply.i32()):
+            name = reply.text() or ""
+            errors = [reply.text() or "" for _ in range(reply.i32())]
+            reports.append(ConfigValueReport(name, props.get(name), errors=errors))
+        self._defined = [report.name for report in reports]
+        return reports
+
+    def exactly_once_support(self, config: dict[str, str]) -> ExactlyOnceSupport | None:
+        """The Java connector's `exactlyOnceSupport`."""
+        request = FrameWriter(EXACTLY_ONCE_SUPPORT).text(self.java_class).map(self._strings(config))
+        answer = self._call("exactlyOnceSupport", request).text()
+        return None if answer is None else ExactlyOnceSupport(answer)
+
+    def can_define_transaction_boundaries(
+        self, config: dict[str, str]
+    ) -> ConnectorTransactionBoundaries:
+        """Not yet for Java plugins: their TransactionContext is not bridged (issue 46)."""
+        return ConnectorTransactionBoundaries.UNSUPPORTED
+
+    def start(self, props: dict[str, str]) -> None:
+        """Start the Java connector in the driver's task host."""
+        handle = next(_HANDLES)
+        request = FrameWriter(START_CONNECTOR).i32(handle).text(self.java_class)
+        reply = self._call("start", request.map(self._strings(props)))
+        self._handle, self._java_task_class = handle, reply.text() or ""
+
+    def task_class(self) -> type[JavaSourceTask]:
+        """The Python front of the Java tasks."""
+        return JavaSourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        """The Java connector's task configs, each with Connect's `task.class`."""
+        if self._handle is None:
+            raise JavaPluginError(f"Java connector {self.java_class} is not started")
+        reply = self._call(
+            "taskConfigs", FrameWriter(TASK_CONFIGS).i32(self._handle).i32(max_tasks)
+        )
+        return [{**reply.map(), TASK_CLASS: self._java_task_class} for _ in range(reply.i32())]
+
+    def stop(self) -> None:
+        """Stop the Java connector."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            self._call("stop", FrameWriter(STOP_CONNECTOR).i32(handle))
+
+    @classmethod
+    def task_settings(cls, connector_options: Mapping[str, str]) -> dict[str, Any]:
+        """What a task plan's `extra` carries to a `JavaSourceTask`: the `plugin.path` and
+        the connector's options its JVM applies (converters, transforms, errors.*),
+        config references unresolved."""
+        return {PLUGIN_PATH: list(cls.plugin_path), CONNECTOR_OPTIONS: dict(connector_options)}
+
+
+_CLASSES: dict[tuple[str, tuple[str, ...]], type[JavaSourceConnector]] = {}
+
+
+def java_source_connector_class(
+    java_class: str, plugin_path: list[str]
+) -> type[JavaSourceConnector]:
+    """The driver's connector class for the Java connector `java_class` in `plugin_path`."""
+    key = (java_class, tuple(plugin_path))
+    if key not in _CLASSES:
+        name = f"JavaSourceConnector[{java_class.rpartition('.')[2]}]"
+        _CLASSES[key] = type(
+            name, (JavaSourceConnector,), {"java_class": java_class, "plugin_path": key[1]}
+        )
+    return _CLASSES[key]
