@@ -252,4 +252,65 @@ class TaskHostProtocolTest {
         assertEquals(TaskHostMain.OK,
                 call(new Wire.Out(TaskHostMain.STOP_CONNECTOR).putInt(7)).kind);
     }
+
+    Wire.In startScripted(Class<?> task, Map<String, String> connectorConfig)
+            throws IOException {
+        return call(new Wire.Out(TaskHostMain.START_TASK).putString(task.getName())
+                .putMap(Map.of()).putMap(connectorConfig));
+    }
+
+    @Test
+    void aRetriableExceptionInPollIsRetried() throws Exception {
+        Wire.In started = startScripted(ScriptedTasks.Flaky.class, Map.of());
+        assertEquals(TaskHostMain.OK, started.kind, () -> errorText(started));
+        assertEquals(List.of("after a retry"), pollAll(1, 10, new ArrayList<>()));
+        assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+    }
+
+    @Test
+    void aFailingPollIsAnErrorWithTheTasksTrace() throws Exception {
+        startScripted(ScriptedTasks.Failing.class, Map.of());
+        Wire.In reply = call(new Wire.Out(TaskHostMain.POLL).putInt(10).putLong(5_000));
+        assertEquals(TaskHostMain.ERROR, reply.kind);
+        reply.getString();
+        String message = reply.getString();
+        String trace = reply.getString();
+        assertTrue(message.contains("the source is gone"), message);
+        assertTrue(trace.contains("ScriptedTasks$Failing.poll"), trace);
+        assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+    }
+
+    @Test
+    void stopIsNotStuckBehindABlockingPoll() throws Exception {
+        startScripted(ScriptedTasks.Blocking.class, Map.of());
+        Batch empty = poll(10);
+        assertEquals(0, empty.taken(), "the blocked poll gives an empty batch after the wait");
+        long started = System.nanoTime();
+        assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+        long tookMs = (System.nanoTime() - started) / 1_000_000;
+        assertTrue(tookMs < 4_000, "stop took " + tookMs + " ms");
+    }
+
+    @Test
+    void transformsAndConvertersRunAsConfigured() throws Exception {
+        Path file = root.resolve("lines.txt");
+        Files.writeString(file, "zero\none\n");
+        Wire.In started = call(new Wire.Out(TaskHostMain.START_TASK).putString(TASK)
+                .putMap(Map.of("file", file.toString(), "topic", "lines"))
+                .putMap(Map.of(
+                        "transforms", "hoist, rename",
+                        "transforms.hoist.type", "org.apache.kafka.connect.transforms.HoistField$Value",
+                        "transforms.hoist.field", "line",
+                        "transforms.rename.type", "org.apache.kafka.connect.transforms.RegexRouter",
+                        "transforms.rename.regex", "lines",
+                        "transforms.rename.replacement", "renamed",
+                        "value.converter", "org.apache.kafka.connect.json.JsonConverter",
+                        "value.converter.schemas.enable", "false")));
+        assertEquals(TaskHostMain.OK, started.kind, () -> errorText(started));
+        List<Batch> batches = new ArrayList<>();
+        assertEquals(List.of("{\"line\":\"zero\"}", "{\"line\":\"one\"}"),
+                pollAll(2, 10, batches));
+        assertEquals(List.of("renamed"), batches.get(0).topics().subList(0, 1));
+        assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+    }
 }
