@@ -1,7 +1,7 @@
 package io.github.sparkeosconnect.taskhost;
 
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,116 +10,147 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
 
 /**
- * Writes one BATCH reply (layout in {@link TaskHostMain}): the records to produce as columns,
- * and the last source offset of each source partition among all the records taken.
+ * One BATCH reply (layout in {@link TaskHostMain}), built a record at a time so that a record's
+ * Java objects can go as soon as its bytes are in: the records to produce as columns, and the
+ * last source offset of each source partition among all the records taken.
  */
 final class ColumnBatch {
 
-    private ColumnBatch() {
+    private final long firstSeq;
+    private final OffsetJson json;
+    private int taken;
+    private int n;
+    private final Map<String, Integer> topicIds = new LinkedHashMap<>();
+    private int[] topicOf = new int[64];
+    private int[] positions = new int[64];
+    private int[] partitions = new int[64];
+    private long[] timestamps = new long[64];
+    private int[] keyLengths = new int[64];
+    private int[] valueLengths = new int[64];
+    private final Blob keys = new Blob();
+    private final Blob values = new Blob();
+    private final List<Header[]> headers = new ArrayList<>();
+    private boolean anyPartition;
+    private boolean anyTimestamp;
+    private boolean anyHeaders;
+    private final LinkedHashMap<Map<String, ?>, Map<String, ?>> lastOffsets = new LinkedHashMap<>();
+
+    /** A batch whose first record has sequence number {@code firstSeq}. */
+    ColumnBatch(long firstSeq, OffsetJson json) {
+        this.firstSeq = firstSeq;
+        this.json = json;
     }
 
-    /**
-     * The reply for records {@code firstSeq}.. of {@code taken}; {@code converted} holds, per
-     * taken record, what to produce (null: dropped).
-     */
-    static Wire.Out write(long firstSeq, List<SourceRecord> taken,
-            List<ProducerRecord<byte[], byte[]>> converted, OffsetJson json) {
-        List<ProducerRecord<byte[], byte[]>> sent = new ArrayList<>(converted.size());
-        int[] index = new int[converted.size()];
-        boolean partitions = false;
-        boolean timestamps = false;
-        boolean headers = false;
-        for (int i = 0; i < converted.size(); i++) {
-            ProducerRecord<byte[], byte[]> record = converted.get(i);
-            if (record == null) {
-                continue;
-            }
-            index[sent.size()] = i;
-            sent.add(record);
-            partitions |= record.partition() != null;
-            timestamps |= record.timestamp() != null;
-            headers |= record.headers().iterator().hasNext();
+    /** Records taken so far. */
+    int taken() {
+        return taken;
+    }
+
+    /** The last offset of each source partition, in the order of those last records. */
+    Map<Map<String, ?>, Map<String, ?>> lastOffsets() {
+        return lastOffsets;
+    }
+
+    /** Adds a record the task returned; {@code sent} is what to produce (null: dropped). */
+    void add(SourceRecord record, ProducerRecord<byte[], byte[]> sent) {
+        taken++;
+        Map<String, ?> partition = record.sourcePartition();
+        if (partition != null) {
+            lastOffsets.remove(partition);
+            lastOffsets.put(partition, record.sourceOffset());
         }
-        int n = sent.size();
-        boolean dropped = n < taken.size();
-        Wire.Out out = new Wire.Out(TaskHostMain.BATCH);
-        out.putLong(firstSeq).putInt(taken.size()).putInt(n);
-        Map<String, Integer> topicIds = new LinkedHashMap<>();
-        int[] topicOf = new int[n];
-        for (int i = 0; i < n; i++) {
-            topicOf[i] = topicIds.computeIfAbsent(sent.get(i).topic(), t -> topicIds.size());
+        if (sent == null) {
+            return;
         }
+        if (n == topicOf.length) {
+            int size = n * 2;
+            topicOf = Arrays.copyOf(topicOf, size);
+            positions = Arrays.copyOf(positions, size);
+            partitions = Arrays.copyOf(partitions, size);
+            timestamps = Arrays.copyOf(timestamps, size);
+            keyLengths = Arrays.copyOf(keyLengths, size);
+            valueLengths = Arrays.copyOf(valueLengths, size);
+        }
+        topicOf[n] = topicIds.computeIfAbsent(sent.topic(), t -> topicIds.size());
+        positions[n] = taken - 1;
+        partitions[n] = sent.partition() == null ? -1 : sent.partition();
+        anyPartition |= sent.partition() != null;
+        timestamps[n] = sent.timestamp() == null ? -1L : sent.timestamp();
+        anyTimestamp |= sent.timestamp() != null;
+        keyLengths[n] = keys.add(sent.key());
+        valueLengths[n] = values.add(sent.value());
+        Header[] own = sent.headers().toArray();
+        headers.add(own);
+        anyHeaders |= own.length > 0;
+        n++;
+    }
+
+    /** The BATCH frame. */
+    Wire.Out write() {
+        boolean dropped = n < taken;
+        Wire.Out out = new Wire.Out(TaskHostMain.BATCH, 64 + n * 24 + keys.size + values.size);
+        out.putLong(firstSeq).putInt(taken).putInt(n);
         out.putInt(topicIds.size());
         for (String topic : topicIds.keySet()) {
             out.putString(topic);
         }
-        for (int i = 0; i < n; i++) {
-            out.putInt(topicOf[i]);
-        }
-        out.putInt((partitions ? 1 : 0) | (timestamps ? 2 : 0) | (headers ? 4 : 0)
+        ints(out, topicOf);
+        out.putInt((anyPartition ? 1 : 0) | (anyTimestamp ? 2 : 0) | (anyHeaders ? 4 : 0)
                 | (dropped ? 8 : 0));
         if (dropped) {
+            ints(out, positions);
+        }
+        if (anyPartition) {
+            ints(out, partitions);
+        }
+        if (anyTimestamp) {
             for (int i = 0; i < n; i++) {
-                out.putInt(index[i]);
+                out.putLong(timestamps[i]);
             }
         }
-        if (partitions) {
-            for (ProducerRecord<byte[], byte[]> record : sent) {
-                out.putInt(record.partition() == null ? -1 : record.partition());
-            }
-        }
-        if (timestamps) {
-            for (ProducerRecord<byte[], byte[]> record : sent) {
-                out.putLong(record.timestamp() == null ? -1L : record.timestamp());
-            }
-        }
-        column(out, sent, true);
-        column(out, sent, false);
-        if (headers) {
-            for (ProducerRecord<byte[], byte[]> record : sent) {
-                Header[] all = record.headers().toArray();
-                out.putInt(all.length);
-                for (Header header : all) {
+        ints(out, keyLengths);
+        out.putRaw(keys.data, 0, keys.size);
+        ints(out, valueLengths);
+        out.putRaw(values.data, 0, values.size);
+        if (anyHeaders) {
+            for (Header[] own : headers) {
+                out.putInt(own.length);
+                for (Header header : own) {
                     out.putString(header.key());
                     out.putBytes(header.value());
                 }
             }
         }
-        lastOffsets(out, taken, json);
+        out.putInt(lastOffsets.size());
+        for (Map.Entry<Map<String, ?>, Map<String, ?>> last : lastOffsets.entrySet()) {
+            out.putString(json.write(last.getKey()));
+            out.putString(json.write(last.getValue()));
+        }
         return out;
     }
 
-    private static void column(Wire.Out out, List<ProducerRecord<byte[], byte[]>> sent,
-            boolean keys) {
-        for (ProducerRecord<byte[], byte[]> record : sent) {
-            byte[] data = keys ? record.key() : record.value();
-            out.putInt(data == null ? -1 : data.length);
-        }
-        for (ProducerRecord<byte[], byte[]> record : sent) {
-            byte[] data = keys ? record.key() : record.value();
-            if (data != null) {
-                out.putRaw(data, 0, data.length);
-            }
+    private void ints(Wire.Out out, int[] values) {
+        for (int i = 0; i < n; i++) {
+            out.putInt(values[i]);
         }
     }
 
-    /** i32 P, then P × (partition JSON, offset JSON): each partition's last offset, in the
-     * order of those last records. */
-    private static void lastOffsets(Wire.Out out, List<SourceRecord> taken, OffsetJson json) {
-        Map<Map<String, ?>, Integer> last = new HashMap<>();
-        for (int i = 0; i < taken.size(); i++) {
-            Map<String, ?> partition = taken.get(i).sourcePartition();
-            if (partition != null) {
-                last.put(partition, i);
+    /** Byte arrays one after another. */
+    private static final class Blob {
+        private byte[] data = new byte[4096];
+        private int size;
+
+        /** Appends {@code bytes}; their length, -1 for null. */
+        int add(byte[] bytes) {
+            if (bytes == null) {
+                return -1;
             }
-        }
-        List<Integer> order = new ArrayList<>(last.values());
-        order.sort(null);
-        out.putInt(order.size());
-        for (int i : order) {
-            SourceRecord record = taken.get(i);
-            out.putString(json.write(record.sourcePartition()));
-            out.putString(json.write(record.sourceOffset()));
+            if (size + bytes.length > data.length) {
+                data = Arrays.copyOf(data, Math.max(data.length * 2, size + bytes.length));
+            }
+            System.arraycopy(bytes, 0, data, size, bytes.length);
+            size += bytes.length;
+            return bytes.length;
         }
     }
 }

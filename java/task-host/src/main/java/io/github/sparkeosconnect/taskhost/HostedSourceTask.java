@@ -36,8 +36,17 @@ public final class HostedSourceTask {
     private static final int BUFFERED_POLLS = 8;
     private static final long STOP_WAIT_MS = 5_000;
 
-    /** A record handed out and not yet committed. */
-    private record Pending(long seq, SourceRecord record, ProducerRecord<byte[], byte[]> sent) {
+    /** What a record that went to Kafka needs for its {@code RecordMetadata}. */
+    private record Sent(String topic, long timestamp, int keySize, int valueSize) {
+    }
+
+    /**
+     * One batch handed out and not yet committed: its sequence numbers, the last offset of each
+     * of its source partitions and, only for a task that overrides {@code commitRecord}, its
+     * records (with what was sent of each, null for a dropped one).
+     */
+    private record Handed(long firstSeq, long lastSeq, Map<Map<String, ?>, Map<String, ?>> lastOffsets,
+            List<SourceRecord> records, List<Sent> sent) {
     }
 
     private final Plugins plugins;
@@ -49,7 +58,7 @@ public final class HostedSourceTask {
     private final LinkedBlockingQueue<List<SourceRecord>> polled =
             new LinkedBlockingQueue<>(BUFFERED_POLLS);
     private final ConcurrentLinkedQueue<Runnable> commits = new ConcurrentLinkedQueue<>();
-    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+    private final ArrayDeque<Handed> handed = new ArrayDeque<>();
     private SourceTask task;
     private ClassLoader loader;
     private RecordPipeline pipeline;
@@ -158,72 +167,83 @@ public final class HostedSourceTask {
      * records are all handed out.
      */
     public Wire.Out poll(int max, long waitMs) throws Exception {
-        List<SourceRecord> taken = new ArrayList<>();
+        ColumnBatch batch = new ColumnBatch(nextSeq, json);
+        List<SourceRecord> records = wantsMetadata ? new ArrayList<>() : null;
+        List<Sent> sent = wantsMetadata ? new ArrayList<>() : null;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
-        while (taken.size() < max) {
-            if (leftoverAt < leftover.size()) {
-                int end = Math.min(leftover.size(), leftoverAt + max - taken.size());
-                taken.addAll(leftover.subList(leftoverAt, end));
-                leftoverAt = end;
-                continue;
-            }
-            List<SourceRecord> next;
-            if (taken.isEmpty()) {
-                long remaining = deadline - System.nanoTime();
-                if (remaining <= 0 || failure != null && polled.isEmpty()) {
-                    break;
-                }
-                next = polled.poll(Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(50)),
-                        TimeUnit.NANOSECONDS);
-            } else {
-                next = polled.poll();
-                if (next == null) {
-                    break;
-                }
-            }
-            if (next != null) {
-                leftover = next;
-                leftoverAt = 0;
-            }
-        }
-        if (taken.isEmpty() && failure != null) {
-            throw new TaskFailedException(taskClass + ".poll() failed", failure);
-        }
-        List<ProducerRecord<byte[], byte[]>> converted = new ArrayList<>(taken.size());
         Plugins.runWithLoader(loader, () -> {
-            for (SourceRecord record : taken) {
-                converted.add(pipeline.apply(record));
+            while (batch.taken() < max) {
+                if (leftoverAt < leftover.size()) {
+                    SourceRecord record = leftover.get(leftoverAt);
+                    leftover.set(leftoverAt++, null); // its bytes are all the batch keeps
+                    ProducerRecord<byte[], byte[]> converted = pipeline.apply(record);
+                    batch.add(record, converted);
+                    if (records != null) {
+                        records.add(record);
+                        sent.add(converted == null ? null : new Sent(converted.topic(),
+                                converted.timestamp() == null ? -1L : converted.timestamp(),
+                                converted.key() == null ? -1 : converted.key().length,
+                                converted.value() == null ? -1 : converted.value().length));
+                    }
+                    continue;
+                }
+                List<SourceRecord> next;
+                if (batch.taken() == 0) {
+                    long remaining = deadline - System.nanoTime();
+                    if (remaining <= 0 || failure != null && polled.isEmpty()) {
+                        break;
+                    }
+                    next = polled.poll(Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(50)),
+                            TimeUnit.NANOSECONDS);
+                } else {
+                    next = polled.poll();
+                    if (next == null) {
+                        break;
+                    }
+                }
+                if (next != null) {
+                    leftover = new ArrayList<>(next);
+                    leftoverAt = 0;
+                }
             }
         });
-        long first = nextSeq;
-        for (int i = 0; i < taken.size(); i++) {
-            pending.add(new Pending(nextSeq++, taken.get(i), converted.get(i)));
+        if (batch.taken() == 0 && failure != null) {
+            throw new TaskFailedException(taskClass + ".poll() failed", failure);
         }
-        return ColumnBatch.write(first, taken, converted, json);
+        if (batch.taken() > 0) {
+            handed.add(new Handed(nextSeq, nextSeq + batch.taken() - 1, batch.lastOffsets(),
+                    records, sent));
+            nextSeq += batch.taken();
+        }
+        return batch.write();
     }
 
     /**
-     * The records up to {@code throughSeq} are committed in Kafka: {@code metadata} maps the
-     * sequence numbers of those sent to {partition, offset} (empty unless {@link
-     * #wantsMetadata()}). Their offsets become this task's for its offset reader at once;
-     * {@code commitRecord} and {@code commit()} run on the poll thread before its next poll.
+     * The records up to {@code throughSeq} (the end of a batch) are committed in Kafka:
+     * {@code metadata} maps the sequence numbers of those sent to {partition, offset} (empty
+     * unless {@link #wantsMetadata()}). Their offsets become this task's for its offset reader
+     * at once; {@code commitRecord} (only for a task that overrides it: the default does
+     * nothing) and {@code commit()} run on the poll thread before its next poll.
      */
     public void committed(long throughSeq, Map<Long, long[]> metadata) {
         List<SourceRecord> records = new ArrayList<>();
         List<RecordMetadata> metas = new ArrayList<>();
-        while (!pending.isEmpty() && pending.peekFirst().seq() <= throughSeq) {
-            Pending done = pending.pollFirst();
-            records.add(done.record());
-            long[] where = metadata.get(done.seq());
-            ProducerRecord<byte[], byte[]> sent = done.sent();
-            metas.add(sent == null ? null : new RecordMetadata(
-                    new TopicPartition(sent.topic(), where == null ? -1 : (int) where[0]),
-                    where == null ? -1L : where[1], 0,
-                    sent.timestamp() == null ? -1L : sent.timestamp(),
-                    sent.key() == null ? -1 : sent.key().length,
-                    sent.value() == null ? -1 : sent.value().length));
-            if (done.record().sourcePartition() != null) {
-                reader.committed(done.record().sourcePartition(), done.record().sourceOffset());
+        while (!handed.isEmpty() && handed.peekFirst().lastSeq() <= throughSeq) {
+            Handed done = handed.pollFirst();
+            for (Map.Entry<Map<String, ?>, Map<String, ?>> last : done.lastOffsets().entrySet()) {
+                reader.committed(last.getKey(), last.getValue());
+            }
+            if (done.records() == null) {
+                continue;
+            }
+            for (int i = 0; i < done.records().size(); i++) {
+                records.add(done.records().get(i));
+                Sent one = done.sent().get(i);
+                long[] where = metadata.get(done.firstSeq() + i);
+                metas.add(one == null ? null : new RecordMetadata(
+                        new TopicPartition(one.topic(), where == null ? -1 : (int) where[0]),
+                        where == null ? -1L : where[1], 0, one.timestamp(), one.keySize(),
+                        one.valueSize()));
             }
         }
         commits.add(() -> {

@@ -74,9 +74,10 @@ import org.slf4j.LoggerFactory;
  * bytes, [4: per record i32 h, h × (str name, bytes value)], i32 p, p × (str source partition
  * JSON, str source offset JSON)}: the last offset of each source partition among the taken
  * records, in the order of those records. COMMITTED tells the host that the records up to a
- * sequence number are committed in Kafka (the Kafka metadata of those sent is given only when
- * the task overrides commitRecord): the task gets {@code commitRecord} for each, then
- * {@code commit()}. A host runs one task at a time (START_TASK after STOP_TASK starts the next)
+ * sequence number (the last of a batch) are committed in Kafka (the Kafka metadata of those
+ * sent is given only when the task overrides commitRecord): the task gets {@code commitRecord}
+ * for each (when it overrides it; the default does nothing), then {@code commit()}; until
+ * then the host keeps only the batch's last offsets (and, for such a task, its records). A host runs one task at a time (START_TASK after STOP_TASK starts the next)
  * and any number of connectors, named by handles the Python side picks.
  */
 public final class TaskHostMain {

@@ -27,6 +27,12 @@ public final class Wire {
             put((byte) kind);
         }
 
+        /** A frame of {@code kind} with room for about {@code capacity} bytes. */
+        public Out(int kind, int capacity) {
+            data = new byte[Math.max(16, capacity + 8)];
+            put((byte) kind);
+        }
+
         private void ensure(int more) {
             if (size + more > data.length) {
                 data = Arrays.copyOf(data, Math.max(data.length * 2, size + more));
