@@ -44,6 +44,11 @@ class JavaSourceTask(ConvertingSourceTask):
         self._handed_out = -1
         self._committed = -1
 
+    @property
+    def host(self) -> TaskHostProcess | None:
+        """The JVM task host the Java task runs in (None when stopped)."""
+        return self._host
+
     def version(self) -> str:
         """The adapter's version (the Java task's is its own)."""
         return "java"

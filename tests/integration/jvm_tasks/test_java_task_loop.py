@@ -1,10 +1,13 @@
 """Connect's Java FileStreamSourceTask from a plugin folder, run by the Python exactly-once task
 loop on the in-memory twins (a real JVM task host, no broker): its lines committed once, the
 offsets-topic records byte for byte those of the Python FileStreamSourceTask, a fresh task
-resuming from the committed offset (which reaches the Java task as a Long)."""
+resuming from the committed offset (which reaches the Java task as a Long), a lost JVM
+failing its batch with nothing of it committed."""
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +16,7 @@ import pytest
 from spark_eos_connect.jvm import jars
 from spark_eos_connect.jvm_tasks.client import close_hosts
 from spark_eos_connect.jvm_tasks.errors import JavaPluginError
-from spark_eos_connect.jvm_tasks.java_source_task import PLUGIN_PATH, TASK_CLASS
+from spark_eos_connect.jvm_tasks.java_source_task import PLUGIN_PATH, TASK_CLASS, JavaSourceTask
 from spark_eos_connect.source.task_loop import BatchResult, LiveSourceTask, run_task_once
 from spark_eos_connect.storage.memory_log import MemoryLog, MemoryTaskClients
 from spark_eos_connect.testing import example_plan
@@ -130,3 +133,29 @@ def test_a_task_class_the_plugin_path_lacks_is_named_with_the_folder(tmp_path: P
     message = str(failed.value)
     assert "com.example.NoSuchTask" in message
     assert str(jars.plugin_path("connect-file")) in message
+
+
+def test_a_lost_jvm_fails_the_batch_and_a_fresh_task_resumes_from_the_commit(
+    tmp_path: Path,
+) -> None:
+    file = tmp_path / "lines.txt"
+    file.write_text("".join(f"{i}\n" for i in range(20)))
+    log = new_log()
+    first = plan(file, java=True, lines=10)
+    live = LiveSourceTask({}, first, clients=MemoryTaskClients(log))
+    try:
+        for _ in live.run_batch(first, 0, BatchResult()):
+            pass
+        task = live.task
+        assert isinstance(task, JavaSourceTask) and task.host is not None
+        os.kill(task.host.pid, signal.SIGKILL)
+        with pytest.raises(JavaPluginError, match="JVM task host"):
+            for _ in live.run_batch(first, 1, BatchResult()):
+                pass
+    finally:
+        live.close()  # aborts what the lost batch left open
+    assert values(log) == [str(i) for i in range(10)]
+
+    committed = [({"filename": str(file)}, {"position": len("".join(f"{i}\n" for i in range(10)))})]
+    run_once(log, plan(file, java=True, lines=10, committed=committed))  # a new JVM is spawned
+    assert values(log) == [str(i) for i in range(20)]
