@@ -66,6 +66,8 @@ public final class HostedSourceTask {
     private Thread pollThread;
     private volatile boolean stopping;
     private volatile Throwable failure;
+    private final java.util.concurrent.atomic.AtomicLong emptyPolls =
+            new java.util.concurrent.atomic.AtomicLong();
     private boolean wantsMetadata;
     private List<SourceRecord> leftover = Collections.emptyList();
     private int leftoverAt;
@@ -137,6 +139,7 @@ public final class HostedSourceTask {
                     continue;
                 }
                 if (records == null || records.isEmpty()) {
+                    emptyPolls.incrementAndGet();
                     continue;
                 }
                 while (!stopping && !polled.offer(records, 100, TimeUnit.MILLISECONDS)) {
@@ -163,11 +166,14 @@ public final class HostedSourceTask {
 
     /**
      * Up to {@code max} records as a BATCH reply: waits up to {@code waitMs} for the first,
-     * then takes only what is already polled. Fails with the task's error once its polled
-     * records are all handed out.
+     * then takes only what is already polled. A {@code poll()} of the task that returns nothing
+     * meanwhile ends the wait (an empty batch: the source has nothing now), as an empty poll
+     * ends a Python task's micro-batch. Fails with the task's error once its polled records
+     * are all handed out.
      */
     public Wire.Out poll(int max, long waitMs) throws Exception {
         ColumnBatch batch = new ColumnBatch(nextSeq, json);
+        long emptyBefore = emptyPolls.get();
         List<SourceRecord> records = wantsMetadata ? new ArrayList<>() : null;
         List<Sent> sent = wantsMetadata ? new ArrayList<>() : null;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
@@ -190,7 +196,8 @@ public final class HostedSourceTask {
                 List<SourceRecord> next;
                 if (batch.taken() == 0) {
                     long remaining = deadline - System.nanoTime();
-                    if (remaining <= 0 || failure != null && polled.isEmpty()) {
+                    if (remaining <= 0 || polled.isEmpty()
+                            && (failure != null || emptyPolls.get() > emptyBefore)) {
                         break;
                     }
                     next = polled.poll(Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(50)),

@@ -64,7 +64,8 @@ import org.slf4j.LoggerFactory;
  * <p>Reply kinds: 100 OK, 101 ERROR, 102 BATCH, 103 PROBLEMS, 104 CONFIGS, 105 TEXT; 110 QUERY
  * and 111 ANSWER as above.
  *
- * <p>BATCH holds the records the task polled since the last POLL, at most the asked number,
+ * <p>BATCH holds the records the task polled since the last POLL, at most the asked number
+ * (a POLL waits for the first until its wait ends or the task's {@code poll()} returns nothing),
  * each with a sequence number (consecutive from {@code first seq}, across batches):
  * {@code i64 first seq, i32 taken (records taken from the task), i32 n (records to produce:
  * those a transform did not drop), i32 t, t × str topic, n × i32 topic index, i32 flags

@@ -193,6 +193,15 @@ class TaskHostProtocolTest {
             seq += batch.taken();
         }
 
+        // at the end of the file the task's poll() returns nothing: that ends a POLL's wait
+        long asked = System.nanoTime();
+        Wire.In idle = call(new Wire.Out(TaskHostMain.POLL).putInt(10).putLong(30_000));
+        long idleMs = (System.nanoTime() - asked) / 1_000_000;
+        assertEquals(TaskHostMain.BATCH, idle.kind);
+        idle.getLong();
+        assertEquals(0, idle.getInt(), "nothing new in the file");
+        assertTrue(idleMs < 10_000, "an empty poll() ended the wait: " + idleMs + " ms");
+
         Wire.In committed = call(new Wire.Out(TaskHostMain.COMMITTED).putLong(seq - 1).putInt(0));
         assertEquals(TaskHostMain.OK, committed.kind, () -> errorText(committed));
         assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
