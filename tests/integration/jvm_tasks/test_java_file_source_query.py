@@ -87,9 +87,10 @@ def test_java_file_source_writes_each_line_once_with_pythons_offsets_records(
             f'{{"position":{source.stat().st_size}}}'.encode(),
         )
     ]
-    assert [
-        (k.replace(python_name.encode(), java_name.encode()), v) for k, v in python_offsets
-    ] == (java_offsets)
+    renamed = [
+        ((k or b"").replace(python_name.encode(), java_name.encode()), v) for k, v in python_offsets
+    ]
+    assert renamed == java_offsets
     # the Java plugin ran: its task config names Connect's task class, as a worker writes it
     task_configs = [
         json.loads(r.value)["properties"]
