@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,9 @@ from spark_eos_connect.jvm.jars import cache_root
 MAIN_CLASS = "io.github.sparkeosconnect.taskhost.TaskHostMain"
 JVM_FLAGS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx64m")
 """Measured good for a host (notes/java-plugins.md): faster start, 82-93 MB RSS, no slower."""
+LOG_LEVEL_ENV = "EOSCONNECT_TASK_HOST_LOG_LEVEL"
+"""The host's log level (slf4j-simple's: trace, debug, info, warn, error); `warn` when unset,
+as Spark's console is: plugins log their whole configuration at `info`."""
 
 
 def task_host_folder() -> Path:
@@ -29,4 +33,9 @@ def task_host_command(plugin_path: list[str]) -> list[str]:
     java = shutil.which("java")
     if java is None:
         raise SetupError("Java plugins need a Java 17+ runtime (`java`) on the PATH")
-    return [java, *JVM_FLAGS, "-cp", f"{folder}/*", MAIN_CLASS, *plugin_path]
+    level = os.environ.get(LOG_LEVEL_ENV) or "warn"
+    logging = [
+        f"-Dorg.slf4j.simpleLogger.defaultLogLevel={level}",
+        "-Dorg.slf4j.simpleLogger.showDateTime=true",
+    ]
+    return [java, *JVM_FLAGS, *logging, "-cp", f"{folder}/*", MAIN_CLASS, *plugin_path]

@@ -46,6 +46,7 @@ class TaskHostProcess:
             stdout=subprocess.PIPE,
         )
         self._lock = threading.Lock()
+        self._broken = False
         log.info("JVM task host pid %d started (plugin.path %s)", self.pid, self.plugin_path)
 
     @property
@@ -54,8 +55,9 @@ class TaskHostProcess:
         return self._process.pid
 
     def alive(self) -> bool:
-        """Whether the JVM still runs."""
-        return self._process.poll() is None
+        """Whether the JVM still runs and answers (a pipe that broke means it does not, even
+        before the process is reaped)."""
+        return not self._broken and self._process.poll() is None
 
     def call(self, request: FrameWriter, answer: Answer | None = None) -> FrameReader:
         """Send `request` and return its reply, answering the host's offset queries with
@@ -96,6 +98,7 @@ class TaskHostProcess:
         return FrameReader(body)
 
     def _gone(self) -> JavaPluginError:
+        self._broken = True
         code = self._process.poll()
         return JavaPluginError(
             f"the JVM task host (pid {self.pid}, plugin.path {self.plugin_path}) "
@@ -126,7 +129,10 @@ def shared_host(plugin_path: Sequence[str]) -> TaskHostProcess:
     key = tuple(plugin_path)
     with _HOSTS_LOCK:
         host = _HOSTS.get(key)
-        if host is None or not host.alive():
+        if host is not None and not host.alive():
+            host.close()  # reaped before a new one starts
+            host = None
+        if host is None:
             host = _HOSTS[key] = TaskHostProcess(key)
         return host
 
