@@ -4,12 +4,18 @@
 runs for the Java class `name`: each call is answered by a JVM task host of the driver's own
 (`client.shared_host`, not Spark's driver JVM, whose classpath would clash with the plugins'),
 which keeps the Java connector between `start` and `stop`. Its tasks are `JavaSourceTask`s;
-their configs carry Connect's `task.class`, as a Connect worker writes them.
+their configs carry Connect's `task.class`, as a Connect worker writes them. While it runs, a
+watcher thread asks the JVM every `EVENTS_INTERVAL_S` whether the connector requested a task
+reconfiguration or raised an error through its context, and passes them to this connector's
+context (the driver's `ManagedConnector` acts on them). The connector's own offset reader
+answers "no offset" for now (issue 46).
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
+import threading
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -28,6 +34,7 @@ from spark_eos_connect.jvm_tasks.java_source_task import (
     JavaSourceTask,
 )
 from spark_eos_connect.jvm_tasks.wire import (
+    CONNECTOR_EVENTS,
     EXACTLY_ONCE_SUPPORT,
     START_CONNECTOR,
     STOP_CONNECTOR,
@@ -36,7 +43,11 @@ from spark_eos_connect.jvm_tasks.wire import (
     FrameWriter,
 )
 
+log = logging.getLogger(__name__)
+
 _HANDLES = itertools.count(1)
+EVENTS_INTERVAL_S = 1.0
+"""How often a running Java connector is asked for the events of its context."""
 
 
 class JavaSourceConnector(SourceConnector):
@@ -50,6 +61,8 @@ class JavaSourceConnector(SourceConnector):
         self._handle: int | None = None
         self._java_task_class = ""
         self._defined: list[str] = []
+        self._stopping = threading.Event()
+        self._watcher: threading.Thread | None = None
 
     def version(self) -> str:
         """The adapter's version."""
@@ -114,6 +127,35 @@ class JavaSourceConnector(SourceConnector):
         request = FrameWriter(START_CONNECTOR).i32(handle).text(self.java_class)
         reply = self._call("start", request.map(self._strings(props)))
         self._handle, self._java_task_class = handle, reply.text() or ""
+        self._stopping.clear()
+        self._watcher = threading.Thread(
+            target=self._watch, args=(handle,), name=f"watch-{self.java_class}", daemon=True
+        )
+        self._watcher.start()
+
+    def _watch(self, handle: int) -> None:
+        """Pass the connector's context events on until it stops."""
+        while not self._stopping.wait(EVENTS_INTERVAL_S):
+            try:
+                self.poll_events(handle)
+            except JavaPluginError as error:
+                if not self._stopping.is_set():
+                    log.warning(
+                        "Java connector %s: reading its events failed: %s", self.java_class, error
+                    )
+                return
+
+    def poll_events(self, handle: int) -> None:
+        """Hand the events the Java connector raised since the last look to this connector's
+        context: a task reconfiguration request, an error (with the Java trace)."""
+        reply = self._host().call(FrameWriter(CONNECTOR_EVENTS).i32(handle))
+        flags, trace = reply.i32(), reply.text()
+        if flags & 1:
+            self.context.request_task_reconfiguration()
+        if trace is not None:
+            self.context.raise_error(
+                JavaPluginError(f"Java connector {self.java_class} raised an error", "", trace)
+            )
 
     def task_class(self) -> type[JavaSourceTask]:
         """The Python front of the Java tasks."""
@@ -129,8 +171,12 @@ class JavaSourceConnector(SourceConnector):
         return [{**reply.map(), TASK_CLASS: self._java_task_class} for _ in range(reply.i32())]
 
     def stop(self) -> None:
-        """Stop the Java connector."""
+        """Stop the Java connector (and the watching of its events)."""
         handle, self._handle = self._handle, None
+        self._stopping.set()
+        if self._watcher is not None:
+            self._watcher.join(EVENTS_INTERVAL_S * 5)
+            self._watcher = None
         if handle is not None:
             self._call("stop", FrameWriter(STOP_CONNECTOR).i32(handle))
 

@@ -9,9 +9,10 @@ import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
-import org.apache.kafka.connect.connector.ConnectorContext;
 import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
+import org.apache.kafka.connect.source.SourceConnectorContext;
+import org.apache.kafka.connect.storage.OffsetStorageReader;
 
 /**
  * One Java {@link SourceConnector} (the connector side: validate, start, task configs, stop),
@@ -21,21 +22,26 @@ public final class HostedConnector {
 
     private final SourceConnector connector;
     private final ClassLoader loader;
+    private final OffsetStorageReader offsets;
     private final Metrics metrics = new Metrics();
     private volatile boolean reconfigurationRequested;
     private volatile Exception raised;
 
-    private HostedConnector(SourceConnector connector, ClassLoader loader) {
+    private HostedConnector(SourceConnector connector, ClassLoader loader,
+            OffsetStorageReader offsets) {
         this.connector = connector;
         this.loader = loader;
+        this.offsets = offsets;
     }
 
-    /** A fresh instance of {@code className} from {@code plugins}. */
-    public static HostedConnector create(Plugins plugins, String className) throws Exception {
+    /** A fresh instance of {@code className} from {@code plugins}; {@code offsets} is the
+     * offset reader its context gives it. */
+    public static HostedConnector create(Plugins plugins, String className,
+            OffsetStorageReader offsets) throws Exception {
         Plugins.Found<SourceConnector> found = plugins.load(className, SourceConnector.class, null);
         SourceConnector instance = Plugins.withLoader(found.loader(),
                 () -> found.type().getDeclaredConstructor().newInstance());
-        return new HostedConnector(instance, found.loader());
+        return new HostedConnector(instance, found.loader(), offsets);
     }
 
     /** The connector's own validation: each option it defines, with its error messages
@@ -60,7 +66,12 @@ public final class HostedConnector {
     public void start(Map<String, String> config) throws Exception {
         PluginMetrics pluginMetrics = new PluginMetricsImpl(metrics,
                 Map.of("connector", connector.getClass().getName()));
-        ConnectorContext context = new ConnectorContext() {
+        SourceConnectorContext context = new SourceConnectorContext() {
+            @Override
+            public OffsetStorageReader offsetStorageReader() {
+                return offsets;
+            }
+
             @Override
             public void requestTaskReconfiguration() {
                 reconfigurationRequested = true;
@@ -99,9 +110,11 @@ public final class HostedConnector {
         return requested;
     }
 
-    /** The error the connector raised through its context, if any. */
-    public Exception raisedError() {
-        return raised;
+    /** The error the connector raised through its context since the last call, if any. */
+    public Exception takeRaisedError() {
+        Exception error = raised;
+        raised = null;
+        return error;
     }
 
     /** Stops the connector. */

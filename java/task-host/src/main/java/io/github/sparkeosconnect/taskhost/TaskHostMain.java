@@ -59,6 +59,9 @@ import org.slf4j.LoggerFactory;
  * <tr><td>13 TASK_CONFIGS</td><td>i32 handle, i32 max tasks</td><td>CONFIGS(i32 n, n ×
  * map)</td></tr>
  * <tr><td>14 STOP_CONNECTOR</td><td>i32 handle</td><td>OK(i32 0)</td></tr>
+ * <tr><td>15 CONNECTOR_EVENTS</td><td>i32 handle</td><td>OK(i32 flags: 1 = the connector
+ * requested a task reconfiguration, str stack trace of an error it raised, or null), each
+ * event reported once</td></tr>
  * </table>
  *
  * <p>Reply kinds: 100 OK, 101 ERROR, 102 BATCH, 103 PROBLEMS, 104 CONFIGS, 105 TEXT; 110 QUERY
@@ -92,6 +95,7 @@ public final class TaskHostMain {
     static final int START_CONNECTOR = 12;
     static final int TASK_CONFIGS = 13;
     static final int STOP_CONNECTOR = 14;
+    static final int CONNECTOR_EVENTS = 15;
     static final int OK = 100;
     static final int ERROR = 101;
     static final int BATCH = 102;
@@ -112,6 +116,7 @@ public final class TaskHostMain {
     private final LinkedBlockingQueue<byte[]> answers = new LinkedBlockingQueue<>();
     private final OffsetJson json = new OffsetJson();
     private final Map<Integer, HostedConnector> connectors = new HashMap<>();
+    private final HostedOffsetReader connectorOffsets = new HostedOffsetReader(json, this::query);
     private volatile boolean ended;
     private HostedSourceTask task;
 
@@ -259,7 +264,8 @@ public final class TaskHostMain {
                 return new Wire.Out(OK).putInt(0);
             }
             case VALIDATE -> {
-                HostedConnector connector = HostedConnector.create(plugins, request.getString());
+                HostedConnector connector = HostedConnector.create(plugins, request.getString(),
+                        connectorOffsets);
                 Map<String, List<String>> problems = connector.validate(request.getMap());
                 Wire.Out reply = new Wire.Out(PROBLEMS).putInt(problems.size());
                 for (Map.Entry<String, List<String>> entry : problems.entrySet()) {
@@ -271,12 +277,14 @@ public final class TaskHostMain {
                 return reply;
             }
             case EXACTLY_ONCE_SUPPORT -> {
-                HostedConnector connector = HostedConnector.create(plugins, request.getString());
+                HostedConnector connector = HostedConnector.create(plugins, request.getString(),
+                        connectorOffsets);
                 return new Wire.Out(TEXT).putString(connector.exactlyOnceSupport(request.getMap()));
             }
             case START_CONNECTOR -> {
                 int handle = request.getInt();
-                HostedConnector connector = HostedConnector.create(plugins, request.getString());
+                HostedConnector connector = HostedConnector.create(plugins, request.getString(),
+                        connectorOffsets);
                 connector.start(request.getMap());
                 connectors.put(handle, connector);
                 return new Wire.Out(TEXT).putString(connector.taskClass());
@@ -296,6 +304,18 @@ public final class TaskHostMain {
                     connector.stop();
                 }
                 return new Wire.Out(OK).putInt(0);
+            }
+            case CONNECTOR_EVENTS -> {
+                HostedConnector connector = connector(request.getInt());
+                int flags = connector.takeReconfigurationRequest() ? 1 : 0;
+                Exception raised = connector.takeRaisedError();
+                String trace = null;
+                if (raised != null) {
+                    StringWriter written = new StringWriter();
+                    raised.printStackTrace(new PrintWriter(written));
+                    trace = written.toString();
+                }
+                return new Wire.Out(OK).putInt(flags).putString(trace);
             }
             default -> throw new IllegalArgumentException("unknown request kind " + request.kind);
         }

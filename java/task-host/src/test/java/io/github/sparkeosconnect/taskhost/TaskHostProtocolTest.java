@@ -322,4 +322,20 @@ class TaskHostProtocolTest {
         assertEquals(List.of("renamed"), batches.get(0).topics().subList(0, 1));
         assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
     }
+
+    @Test
+    void aConnectorsRequestsAndErrorsAreReportedOnce() throws Exception {
+        Wire.In started = call(new Wire.Out(TaskHostMain.START_CONNECTOR).putInt(3)
+                .putString(SignallingConnector.class.getName()).putMap(Map.of()));
+        assertEquals(TaskHostMain.TEXT, started.kind, () -> errorText(started));
+        Wire.In events = call(new Wire.Out(TaskHostMain.CONNECTOR_EVENTS).putInt(3));
+        assertEquals(1, events.getInt(), "a task reconfiguration was requested");
+        String trace = events.getString();
+        assertTrue(trace.contains("the source went away"), trace);
+        Wire.In again = call(new Wire.Out(TaskHostMain.CONNECTOR_EVENTS).putInt(3));
+        assertEquals(0, again.getInt());
+        assertNull(again.getString());
+        assertEquals(TaskHostMain.OK,
+                call(new Wire.Out(TaskHostMain.STOP_CONNECTOR).putInt(3)).kind);
+    }
 }

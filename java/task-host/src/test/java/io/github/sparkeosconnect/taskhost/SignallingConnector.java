@@ -1,0 +1,42 @@
+package io.github.sparkeosconnect.taskhost;
+
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.source.SourceConnector;
+
+/** A connector that, once started, asks for a task reconfiguration and raises an error. */
+public final class SignallingConnector extends SourceConnector {
+
+    @Override
+    public void start(Map<String, String> props) {
+        context().requestTaskReconfiguration();
+        context().raiseError(new ConnectException("the source went away"));
+    }
+
+    @Override
+    public Class<? extends Task> taskClass() {
+        return ScriptedTasks.Flaky.class;
+    }
+
+    @Override
+    public List<Map<String, String>> taskConfigs(int maxTasks) {
+        return List.of(Map.of());
+    }
+
+    @Override
+    public void stop() {
+    }
+
+    @Override
+    public ConfigDef config() {
+        return new ConfigDef();
+    }
+
+    @Override
+    public String version() {
+        return "test";
+    }
+}
