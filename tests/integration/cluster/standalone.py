@@ -99,7 +99,7 @@ class StandaloneCluster:
             assert process.poll() is None, f"a cluster process exited: {self.logs()}"
         try:
             state = self.state()
-        except httpx.HTTPError:
+        except (httpx.HTTPError, ValueError):  # not up yet, or a page that is no JSON yet
             return False
         if check == "alive":
             return bool(state.get("status") == "ALIVE")
