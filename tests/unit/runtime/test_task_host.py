@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import os
-import select
+import selectors
 import signal
 import socket
 import subprocess
@@ -171,7 +171,9 @@ def test_a_spawned_host_keeps_none_of_its_workers_files_and_knows_its_socket(
 
     assert pid != os.getpid() and again == pid
     assert serving == path and task_host.serving_path() is None  # the host's, not the worker's
-    ready, _, _ = select.select([channel_read], [], [], 0.5)  # the host is still up
+    with selectors.DefaultSelector() as selector:  # select() refuses descriptors >= 1024
+        selector.register(channel_read, selectors.EVENT_READ)
+        ready = selector.select(0.5)  # the host is still up
     assert ready and os.read(channel_read, 1) == b"", "the host kept the worker's descriptor"
     os.close(channel_read)
     with open(path.with_suffix(".lock"), "w") as lock:  # the spawn lock is not held

@@ -4,7 +4,7 @@ has closed a worker's socket, the daemon of pyspark otherwise."""
 from __future__ import annotations
 
 import os
-import select
+import selectors
 import socket
 import struct
 import subprocess
@@ -43,7 +43,9 @@ def daemon_stderr_after_a_closed_socket(command: list[str]) -> str:
         with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
             (worker_pid,) = struct.unpack(">i", connection.recv(4))
             connection.sendall(struct.pack(">i", len(SECRET)) + SECRET)
-            select.select([connection], [], [], 30)  # its "ok" arrived, and stays unread
+            with selectors.DefaultSelector() as selector:  # select() refuses descriptors >= 1024
+                selector.register(connection, selectors.EVENT_READ)
+                selector.select(30)  # its "ok" arrived, and stays unread
             connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         wait_for(lambda: worker_has_ended(worker_pid), 30, "the forked worker to end")
     finally:
