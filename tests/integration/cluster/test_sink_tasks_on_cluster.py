@@ -94,10 +94,16 @@ def killed_executor(job: Submitted) -> str:
     (PostgresSink's tasks are short), else any; its id."""
     try:
         return kill_busy_executor(job, timeout_s=10)
-    except AssertionError:
-        app = job.app_id()
-        assert app is not None
-        executor, pid = sorted(executor_pids(app).items())[0]
+    except AssertionError:  # no task showed: any executor (the driver's REST API may be slow)
+        found: dict[str, int] = {}
+
+        def any_executor() -> bool:
+            app = job.app_id()
+            found.update(executor_pids(app) if app is not None else {})
+            return bool(found)
+
+        wait_for(any_executor, 120, "the job's application id and an executor of it")
+        executor, pid = sorted(found.items())[0]
         os.kill(pid, signal.SIGKILL)
         return executor
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from spark_eos_connect.testing.job_output import job_report
 from spark_eos_connect.testing.postgres import PostgresDatabase
 
 pytestmark = pytest.mark.integration
@@ -270,7 +271,7 @@ def test_killed_kafka_to_postgres_restarts_with_each_record_exactly_once(
         marker = tmp_path / f"fired-{point}"
         crashed = run_job(TWO_SINKS_JOB, *args, fault=point, marker=marker)
 
-        assert crashed.returncode == -9, crashed.stderr[-3000:]
+        assert crashed.returncode == -9, job_report(crashed)
         assert marker.read_text().strip() == point
 
     # each task host alone is SIGKILLed mid-put (once per host: both sinks lose theirs): Spark
@@ -279,7 +280,7 @@ def test_killed_kafka_to_postgres_restarts_with_each_record_exactly_once(
     points = {f"lose_host_put@{next_batch_id(ck) + 1}" for ck in (checkpoint, upsert_checkpoint)}
     marker = tmp_path / "fired-host"
     lost = run_job(TWO_SINKS_JOB, *args, fault=",".join(sorted(points)), marker=marker)
-    assert lost.returncode == 0, lost.stderr[-3000:]
+    assert lost.returncode == 0, job_report(lost)
     fired = [p.read_text().strip() for p in tmp_path.glob(f"{marker.name}.*")]
     assert len(fired) == 2 and set(fired) <= points, fired
 
@@ -289,7 +290,7 @@ def test_killed_kafka_to_postgres_restarts_with_each_record_exactly_once(
     produce_both(produce, topic, upsert_topic, range(RECORDS + 400, RECORDS + 500))
     resumed = run_job(TWO_SINKS_JOB, *args)
 
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert resumed.returncode == 0, job_report(resumed)
     assert_each_id_once(postgres_db, RECORDS + 500)
     assert_upsert_state(postgres_db, RECORDS + 500)
     stored = table_offsets(postgres_db)

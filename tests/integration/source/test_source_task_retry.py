@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from spark_eos_connect.runtime.task_host import SPOOL_ENV
+from spark_eos_connect.testing.job_output import spark_log
 
 from .test_source_crash_recovery import (
     PER_TRIGGER,
@@ -52,13 +53,6 @@ def retried_batch_line(records: str) -> re.Pattern[str]:
         rf"batch {FAILING_BATCH}: {records} records committed in \d+ transactions, "
         r"[\d.]+ s \(fresh task\)"
     )
-
-
-def spark_log(stdout: str) -> str:
-    """The Spark log a quiet job names on its first lines (stacks and causes go there)."""
-    found = re.search(r"^Spark's log: (\S+)$", stdout, re.MULTILINE)
-    assert found, stdout[-3000:]
-    return Path(found.group(1)).read_text()
 
 
 REPLAY_LINE = re.compile(  # the failed task's whole share: 500 records, one poll
