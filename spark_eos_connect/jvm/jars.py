@@ -14,6 +14,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -124,16 +125,22 @@ def session_jar_files() -> list[Path]:
     return [path for bundle in SESSION_BUNDLES for path in jar_files(bundle)]
 
 
-def write_spark_defaults() -> Path:
-    """Put Delta and Spark's Kafka source on the classpath of every Spark started from this
-    environment, `spark-submit` included (its JVM starts before a job can add jars), via
-    pyspark's `spark-defaults.conf` (found without importing pyspark)."""
+def pyspark_conf_dir() -> Path:
+    """pyspark's `conf/` folder (Spark's `$SPARK_HOME/conf` when pyspark is pip-installed),
+    found without importing pyspark; created when missing."""
     spec = importlib.util.find_spec("pyspark")
     if spec is None or spec.origin is None:
         raise SetupError("pyspark is not installed: run `make setup`")
     conf_dir = Path(spec.origin).parent / "conf"
     conf_dir.mkdir(exist_ok=True)
-    target = conf_dir / "spark-defaults.conf"
+    return conf_dir
+
+
+def write_spark_defaults(conf_dir: Path | None = None) -> Path:
+    """Put Delta and Spark's Kafka source on the classpath of every Spark started from this
+    environment, `spark-submit` included (its JVM starts before a job can add jars), via
+    pyspark's `spark-defaults.conf`."""
+    target = (conf_dir or pyspark_conf_dir()) / "spark-defaults.conf"
     jars = ",".join(str(path) for path in session_jar_files())
     target.write_text(
         "# Written by `python -m spark_eos_connect.jvm.jars` (make setup): Delta and Spark's\n"
@@ -145,11 +152,35 @@ def write_spark_defaults() -> Path:
     return target
 
 
+DRIVER_PYTHON_COMMAND = "eosconnect-spark-python"
+"""The interpreter command installed beside this one (`spark.worker_python`)."""
+
+
+def write_spark_env(driver_python: Path, conf_dir: Path | None = None) -> Path:
+    """Have a `spark-submit` from this environment start its driver JVM with
+    `$PYSPARK_DRIVER_PYTHON` naming `driver_python` unless the caller set one, via pyspark's
+    `spark-env.sh` (which Spark's launch scripts source). The driver JVM reads that variable once,
+    at its start, for the Python processes it runs on its own (the lookup of Python data
+    sources): a job cannot set it after its JVM is up, and pyspark's own daemon would print a
+    `BrokenPipeError` traceback to the job's console whenever the JVM closes such a worker's
+    socket first."""
+    target = (conf_dir or pyspark_conf_dir()) / "spark-env.sh"
+    target.write_text(
+        "# Written by `python -m spark_eos_connect.jvm.jars` (make setup): the driver JVM's own\n"
+        "# Python processes run this environment's interpreter through its quiet daemon.\n"
+        f'PYSPARK_DRIVER_PYTHON="${{PYSPARK_DRIVER_PYTHON:-{driver_python}}}"\n'
+    )
+    return target
+
+
 def main() -> None:
     """Fetch every bundle and register Delta with this environment's Spark (`make setup`)."""
     for bundle in BUNDLES:
         print(f"{bundle}: {len(jar_files(bundle))} jars in {ensure_jars(bundle)}")
     print(f"spark defaults: {write_spark_defaults()}")
+    command = Path(sys.executable).parent / DRIVER_PYTHON_COMMAND
+    if command.exists():
+        print(f"spark env: {write_spark_env(command)}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
-"""The jar cache's layout: a Connect plugin bundle is a `plugin.path` holding one plugin folder."""
+"""The jar cache's layout (a Connect plugin bundle is a `plugin.path` holding one plugin folder),
+and what setup writes into pyspark's `conf/`."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -44,3 +47,25 @@ def test_a_bundle_that_is_no_plugin_has_no_plugin_path(
     monkeypatch.setenv("EOSCONNECT_JARS_DIR", str(tmp_path))
     with pytest.raises(SetupError, match="not a Connect plugin"):
         jars.plugin_path("connect")
+
+
+def _sourced_driver_python(spark_env: Path, preset: str | None) -> str:
+    """What `$PYSPARK_DRIVER_PYTHON` is after Spark's launch scripts source `spark_env`
+    (they do so with `set -a`), with the variable `preset` or unset before."""
+    env = {"PATH": os.environ["PATH"]}
+    if preset is not None:
+        env["PYSPARK_DRIVER_PYTHON"] = preset
+    script = f'set -a; . "{spark_env}"; set +a; bash -c \'echo "$PYSPARK_DRIVER_PYTHON"\''
+    return subprocess.run(
+        ["bash", "-c", script], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def test_spark_submits_driver_jvm_gets_the_quiet_interpreter_unless_one_is_given(
+    tmp_path: Path,
+) -> None:
+    spark_env = jars.write_spark_env(Path("/env/bin/eosconnect-spark-python"), tmp_path)
+
+    assert spark_env == tmp_path / "spark-env.sh"
+    assert _sourced_driver_python(spark_env, None) == "/env/bin/eosconnect-spark-python"
+    assert _sourced_driver_python(spark_env, "/opt/python3") == "/opt/python3"
