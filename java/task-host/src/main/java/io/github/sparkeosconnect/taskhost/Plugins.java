@@ -37,6 +37,11 @@ public final class Plugins {
         return entries;
     }
 
+    /** The plugins' loaders, in scanning order. */
+    public List<PluginClassLoader> loaders() {
+        return List.copyOf(loaders);
+    }
+
     /** The loader of the first plugin whose own jars hold {@code className}, or null. */
     public PluginClassLoader pluginHolding(String className) {
         for (PluginClassLoader loader : loaders) {

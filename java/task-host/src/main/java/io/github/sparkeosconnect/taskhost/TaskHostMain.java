@@ -62,6 +62,12 @@ import org.slf4j.LoggerFactory;
  * <tr><td>15 CONNECTOR_EVENTS</td><td>i32 handle</td><td>OK(i32 flags: 1 = the connector
  * requested a task reconfiguration, str stack trace of an error it raised, or null), each
  * event reported once</td></tr>
+ * <tr><td>16 CONNECTOR_PLUGINS</td><td>-</td><td>CONFIGS(i32 n, n × map {class, type:
+ * source or sink, version}): the connectors of the plugin.path ({@link ConnectorCatalog})</td>
+ * </tr>
+ * <tr><td>17 CONFIG_INFOS</td><td>str connector class, map config</td><td>TEXT(str JSON: the
+ * connector's own part of Connect's ConfigInfos, {@link ConnectorConfigInfos}); the class may
+ * be a source or a sink connector</td></tr>
  * </table>
  *
  * <p>Reply kinds: 100 OK, 101 ERROR, 102 BATCH, 103 PROBLEMS, 104 CONFIGS, 105 TEXT; 110 QUERY
@@ -96,6 +102,8 @@ public final class TaskHostMain {
     static final int TASK_CONFIGS = 13;
     static final int STOP_CONNECTOR = 14;
     static final int CONNECTOR_EVENTS = 15;
+    static final int CONNECTOR_PLUGINS = 16;
+    static final int CONFIG_INFOS = 17;
     static final int OK = 100;
     static final int ERROR = 101;
     static final int BATCH = 102;
@@ -316,6 +324,20 @@ public final class TaskHostMain {
                     trace = written.toString();
                 }
                 return new Wire.Out(OK).putInt(flags).putString(trace);
+            }
+            case CONNECTOR_PLUGINS -> {
+                List<ConnectorCatalog.Entry> found = ConnectorCatalog.connectors(plugins);
+                Wire.Out reply = new Wire.Out(CONFIGS).putInt(found.size());
+                for (ConnectorCatalog.Entry entry : found) {
+                    reply.putMap(Map.of("class", entry.className(), "type", entry.type(),
+                            "version", entry.version()));
+                }
+                return reply;
+            }
+            case CONFIG_INFOS -> {
+                String className = request.getString();
+                return new Wire.Out(TEXT).putString(
+                        ConnectorConfigInfos.of(plugins, className, request.getMap()));
             }
             default -> throw new IllegalArgumentException("unknown request kind " + request.kind);
         }
