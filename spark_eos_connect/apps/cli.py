@@ -123,9 +123,12 @@ def _kafka_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def _herder(args: argparse.Namespace) -> Herder:
     from spark_eos_connect.herder import Herder, WorkerSettings
+    from spark_eos_connect.jvm_tasks.resolution import checked_plugin_path
     from spark_eos_connect.kafka.clients import ensure_reachable
     from spark_eos_connect.kafka.security import authenticates
 
+    plugin_path = ",".join(args.plugin_path) or None
+    checked_plugin_path(plugin_path)  # a missing folder is named before Kafka is asked
     kafka = _kafka_settings(args)
     if not authenticates(kafka):  # a refused login is named by the herder's own first call
         ensure_reachable(kafka, min(args.timeout, REACHABLE_WAIT_S), fail_fast=True)
@@ -136,6 +139,7 @@ def _herder(args: argparse.Namespace) -> Herder:
         status_topic=args.status_topic,
         exactly_once=args.exactly_once_source_support.lower() == "enabled",
         plugin_packages=tuple(args.plugin_packages),
+        plugin_path=plugin_path,
     )
     return Herder(kafka, settings, timeout_s=args.timeout).start()
 
@@ -305,6 +309,16 @@ def _add_cluster_options(parser: argparse.ArgumentParser) -> None:
         help="plugin.packages: Python packages (comma-separated, repeatable) whose connector "
         "classes may be named by dotted path; the shipped connectors are always available and "
         "no other module is imported for a connector.class (default: none)",
+    )
+    group.add_argument(
+        "--plugin-path",
+        action="append",
+        default=[],
+        metavar="PATHS",
+        help="plugin.path, as in a Connect worker's config: folders of Kafka Connect Java "
+        "plugins (comma-separated, repeatable), whose connectors /connector-plugins lists and "
+        "validates with their own ConfigDef; a source connector.class they hold is that Java "
+        "plugin; a folder that does not exist is refused at start (default: none)",
     )
     group.add_argument(
         "-X",

@@ -36,6 +36,7 @@ from spark_eos_connect.herder.errors import (
     HerderTimeoutError,
     NotFoundError,
 )
+from spark_eos_connect.herder.java_plugins import JavaPlugins
 from spark_eos_connect.herder.offsets_body import (
     parse_sink_offsets,
     parse_source_offsets,
@@ -48,7 +49,6 @@ from spark_eos_connect.herder.ownership import (
     query_owner,
 )
 from spark_eos_connect.herder.plugins import Plugins
-from spark_eos_connect.herder.plugins import connector_plugins as all_connector_plugins
 from spark_eos_connect.herder.secrets import masked
 from spark_eos_connect.herder.settings import WorkerSettings
 from spark_eos_connect.herder.source_offsets import (
@@ -153,6 +153,7 @@ class Herder:
         stores: HerderStores | None = None,
     ) -> None:
         self.settings = settings or WorkerSettings()
+        java = JavaPlugins.for_plugin_path(self.settings.plugin_path)  # a missing folder: here
         self.kafka = {k: v for k, v in (kafka or {}).items() if k != "transactional.id"}
         self.timeout_s = timeout_s
         if stores is None:
@@ -164,7 +165,7 @@ class Herder:
         self.source_offsets = stores.source_offsets
         self.groups = stores.groups
         self._ask_cluster_id = stores.cluster_id
-        self.plugins = Plugins(self.settings.plugin_packages)
+        self.plugins = Plugins(self.settings.plugin_packages, java)
         self._leader: ConfigWriter | None = None
         self._lock = threading.RLock()
         self._cluster_id: str | None = None
@@ -705,8 +706,9 @@ class Herder:
     # --- plugins ---------------------------------------------------------------------------
 
     def connector_plugins(self) -> list[dict[str, str]]:
-        """``GET /connector-plugins``."""
-        return all_connector_plugins()
+        """``GET /connector-plugins``: the shipped connectors and the Java ones of
+        ``plugin.path``."""
+        return self.plugins.connector_plugins()
 
     def validate(self, plugin: str, config: object) -> dict[str, Any]:
         """``PUT /connector-plugins/{plugin}/config/validate``: Connect's ConfigInfos."""

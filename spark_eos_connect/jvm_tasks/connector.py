@@ -85,12 +85,8 @@ class JavaSourceConnector(SourceConnector):
         try:
             return self._host().call(request)
         except JavaPluginError as error:
-            raise JavaPluginError(
-                f"Java connector {self.java_class} (plugin.path {list(self.plugin_path)}) "
-                f"failed in {what}: {error.args[0].splitlines()[0]}",
-                error.java_class,
-                error.trace,
-            ) from error
+            context = f"Java connector {self.java_class} (plugin.path {list(self.plugin_path)})"
+            raise error.restated(f"{context} failed in {what}") from error
 
     @staticmethod
     def _strings(props: Mapping[str, Any]) -> dict[str, str]:

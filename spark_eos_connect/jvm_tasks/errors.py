@@ -13,6 +13,11 @@ class JavaPluginError(EosConnectError, RuntimeError):
         self.java_class = java_class
         self.trace = trace
 
+    def restated(self, context: str) -> JavaPluginError:
+        """This error, its message's first line after `context` (the same Java trace)."""
+        first = str(self.args[0]).splitlines()[0]
+        return JavaPluginError(f"{context}: {first}", self.java_class, self.trace)
+
 
 class PluginPathError(ConfigError):
     """`plugin.path` names a folder that does not exist, or does not hold the class asked for."""

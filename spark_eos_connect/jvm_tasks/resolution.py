@@ -36,6 +36,23 @@ def plugin_path_entries(value: str | None) -> list[str]:
     ]
 
 
+def _missing(entry: str, looking_for: str) -> PluginPathError:
+    return PluginPathError(
+        f"plugin.path entry {entry!r} does not exist{looking_for}; plugin.path lists folders "
+        "of Connect plugins, or plugin jars"
+    )
+
+
+def checked_plugin_path(value: str | None) -> list[str]:
+    """`plugin_path_entries(value)`, each of which must exist: `PluginPathError` names the
+    first that does not (a REST server's or CLI command's start-up check)."""
+    entries = plugin_path_entries(value)
+    for entry in entries:
+        if not Path(entry).exists():
+            raise _missing(entry, "")
+    return entries
+
+
 def _archives(entry: Path) -> list[Path]:
     if entry.is_file():
         return [entry]
@@ -68,10 +85,7 @@ def plugin_holding(class_name: str, entries: list[str]) -> Path | None:
     for entry in entries:
         path = Path(entry)
         if not path.exists():
-            raise PluginPathError(
-                f"plugin.path entry {entry!r} does not exist (looking for connector.class "
-                f"{class_name!r}); plugin.path lists folders of Connect plugins, or plugin jars"
-            )
+            raise _missing(entry, f" (looking for connector.class {class_name!r})")
         for archive in _archives(path):
             if _holds(archive, member):
                 return archive
