@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -96,3 +97,18 @@ def test_rest_on_a_busy_port_says_so_before_anything_starts() -> None:
         f"eosconnect rest: cannot listen on 127.0.0.1:{port}: Address already in use; choose "
         "another --port or stop what listens there"
     ]
+
+
+@pytest.mark.parametrize("command", [["rest", "--port", "0"], ["connectors"]])
+def test_a_missing_plugin_path_folder_is_named_before_kafka_is_asked(
+    command: list[str], tmp_path: Path
+) -> None:
+    missing = tmp_path / "plugins"
+    address = f"127.0.0.1:{free_port()}"  # nothing answers there: not asked
+
+    done, _ = eosconnect(
+        *command, "--bootstrap-servers", address, "--plugin-path", f"{tmp_path},{missing}"
+    )
+
+    assert done.returncode == 2, done.stderr
+    assert f"plugin.path entry '{missing}' does not exist" in done.stderr
