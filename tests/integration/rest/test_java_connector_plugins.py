@@ -1,0 +1,106 @@
+"""The REST API with Connect's `plugin.path`: Connect's own FileStream connectors (the plugin
+folder `make setup` fetches) and Debezium's PostgresConnector, listed with the versions their
+plugins report and validated with their own ConfigDef in the driver's JVM task host, on a
+herder over the real broker. tests/integration/connect/test_java_plugins_rest_parity.py holds
+the same answers up to a Kafka Connect 4.3.1 worker's."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from spark_eos_connect.herder import WorkerSettings
+from spark_eos_connect.jvm import jars
+
+pytestmark = pytest.mark.integration
+
+FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+POSTGRES = "io.debezium.connector.postgresql.PostgresConnector"
+MISSING_TOPIC = 'Missing required configuration "topic" which has no default value.'
+
+
+@pytest.fixture
+def settings(settings: WorkerSettings) -> WorkerSettings:
+    """The rest suite's settings with Connect's file plugin and Debezium on `plugin.path`."""
+    folders = [jars.plugin_path("connect-file"), jars.plugin_path("debezium")]
+    return dataclasses.replace(settings, plugin_path=",".join(str(f) for f in folders))
+
+
+def validate(client: TestClient, plugin: str, config: dict[str, str]) -> dict[str, Any]:
+    answer = client.put(f"/connector-plugins/{plugin}/config/validate", json=config)
+    assert answer.status_code == 200, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+def errors(infos: dict[str, Any]) -> dict[str, list[str]]:
+    """Option name -> its errors, for the options with some."""
+    return {
+        entry["value"]["name"]: entry["value"]["errors"]
+        for entry in infos["configs"]
+        if entry["value"] and entry["value"]["errors"]
+    }
+
+
+def test_the_listing_holds_the_java_connectors_with_their_versions(client: TestClient) -> None:
+    listed = client.get("/connector-plugins").json()
+    assert {"class": FILE_SOURCE, "type": "source", "version": "4.3.1"} in listed
+    assert {"class": POSTGRES, "type": "source", "version": "3.6.1.Final"} in listed
+    classes = [info["class"] for info in listed]
+    assert len(classes) == len(set(classes))
+    assert FILE_SINK not in classes  # Connect's name of the Python FileStreamSink, which runs
+    assert "spark_eos_connect.connectors.file_stream.FileStreamSourceConnector" in classes
+    assert client.get("/connector-plugins?connectorsOnly=false").json() == listed
+
+
+def test_a_file_source_without_topic_fails_the_plugins_own_validation(
+    client: TestClient, tmp_path: Any
+) -> None:
+    config = {"connector.class": FILE_SOURCE, "name": "n", "file": str(tmp_path / "in.txt")}
+    infos = validate(client, FILE_SOURCE, config)
+    assert infos["name"] == FILE_SOURCE
+    assert infos["error_count"] == 1
+    assert errors(infos) == {"topic": [MISSING_TOPIC]}
+    own = {e["definition"]["name"]: e for e in infos["configs"] if e["definition"]}
+    assert own["batch.size"]["definition"]["default_value"] == "2000"  # the Java ConfigDef's
+    assert own["file"]["value"]["value"] == config["file"]
+
+
+def test_without_file_the_java_file_source_is_valid_and_can_be_created(
+    client: TestClient, unique_name: Callable[[str], str]
+) -> None:
+    """The Java plugin reads standard input without `file` (the Python one needs a file)."""
+    config = {"connector.class": FILE_SOURCE, "topic": "t"}
+    assert validate(client, FILE_SOURCE, {**config, "name": "n"})["error_count"] == 0
+    name = unique_name("java-file")
+    created = client.post("/connectors", json={"name": name, "config": config})
+    assert created.status_code == 201, created.text
+    assert created.json()["type"] == "source"
+    refused = client.post(
+        "/connectors",
+        json={"name": unique_name("no-topic"), "config": {"connector.class": FILE_SOURCE}},
+    )
+    assert refused.status_code == 400
+    assert MISSING_TOPIC in refused.json()["message"]
+
+
+def test_debezium_validates_with_its_config_def_and_never_echoes_a_password(
+    client: TestClient,
+) -> None:
+    secret = "s3cret-not-to-be-shown"
+    config = {"connector.class": POSTGRES, "name": "n", "database.password": secret}
+    answer = client.put(f"/connector-plugins/{POSTGRES}/config/validate", json=config)
+    assert answer.status_code == 200, answer.text
+    assert secret not in answer.text
+    infos = answer.json()
+    assert {"Postgres", "Connector"} <= set(infos["groups"])
+    assert "topic.prefix" in errors(infos) and "database.hostname" in errors(infos)
+    passwords = [
+        e for e in infos["configs"] if e["definition"] and e["definition"]["type"] == "PASSWORD"
+    ]
+    assert passwords and all(e["value"]["value"] in (None, "[hidden]") for e in passwords)
