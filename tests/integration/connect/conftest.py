@@ -71,15 +71,20 @@ class Project:
 
 
 def project_cluster(
-    kafka_config: Mapping[str, Any], group: str, offsets_topic: str | None = None
+    kafka_config: Mapping[str, Any],
+    group: str,
+    offsets_topic: str | None = None,
+    plugin_path: str | None = None,
 ) -> Project:
     """A herder (and its REST app) on fresh topics named after `group`; `offsets_topic` shares
-    another cluster's offsets topic instead (the hand-over)."""
+    another cluster's offsets topic instead (the hand-over); `plugin_path` is the herder's
+    `plugin.path`."""
     settings = WorkerSettings(
         group_id=group,
         config_topic=f"{group}-configs",
         offsets_topic=offsets_topic or f"{group}-offsets",
         status_topic=f"{group}-status",
+        plugin_path=plugin_path,
     )
     herder = Herder(kafka_config, settings, timeout_s=30.0).start()
     return Project(settings, herder, TestClient(create_app(herder)))
