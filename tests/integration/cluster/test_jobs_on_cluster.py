@@ -56,18 +56,14 @@ def generator_args(name: str, topic: str, bootstrap: str, ck: Path, per_task: in
     ]
 
 
-def succeeded(
-    job: Submitted, cluster: StandaloneCluster, timeout_s: float = 300, quiet: bool = False
-) -> str:
-    """The job's output, once it exited 0 after announcing the cluster's master; `quiet`: with
-    no `BrokenPipeError` traceback from a Python daemon of the driver's (`$PYSPARK_PYTHON`
-    names the job's own interpreter, as the cluster tests set it). Not asked of runs whose
-    executors are killed: a daemon of the driver's may still print one there."""
+def succeeded(job: Submitted, cluster: StandaloneCluster, timeout_s: float = 300) -> str:
+    """The job's output, once it exited 0 after announcing the cluster's master, with no
+    `BrokenPipeError` traceback from a Python daemon (the driver JVM's own Python processes run
+    the quiet daemon through the `spark-env.sh` that setup writes, executor kills or not)."""
     output = job.wait(timeout_s)
     assert job.process.returncode == 0, output[-4000:]
     assert f"Spark master {cluster.master_url} (spark-submit)" in output
-    if quiet:
-        assert "BrokenPipeError" not in output, output[-4000:]
+    assert "BrokenPipeError" not in output, output[-4000:]
     return output
 
 
@@ -113,7 +109,7 @@ def test_kafka_to_delta_table_on_a_shared_path(
         ),  # `--reader kafka`: tests/integration/sink/test_kafka_to_delta_job.py
     )
 
-    succeeded(job, spark_cluster, quiet=True)
+    succeeded(job, spark_cluster)
     values = [r.value for r in spark.read.format("delta").load(str(table)).collect()]
     assert sorted(values) == sorted(f"v{n}".encode() for n in range(350))
     assert_ran_on(spark_cluster, job.event_log(), executors=2)
@@ -150,6 +146,6 @@ def test_readme_block_submits_to_the_cluster(
 
     job = submit(Path(argv[3]).name, *argv[4:])
 
-    succeeded(job, spark_cluster, quiet=True)
+    succeeded(job, spark_cluster)
     assert_generated_exactly_once([r.value for r in read_committed(topic)], 2, per_task)
     assert_ran_on(spark_cluster, job.event_log(), executors=2)
