@@ -302,3 +302,16 @@ class PageRun:
         )
         unused = (set(self.python) | set(self.sql) | set(self.shell)) - self.used
         assert not unused, f"replacements the page no longer needs: {sorted(unused)}"
+
+
+def slot_and_publications_left(
+    postgres: PostgresCluster, database: str, slot: str
+) -> tuple[int, int]:
+    """What a page's clean-up SQL should have removed from `database`: (replication slots
+    named `slot`, publications) still there."""
+    with postgres.database(database).connect() as connection:
+        slots = connection.execute(
+            "SELECT count(*) FROM pg_replication_slots WHERE slot_name = %s", (slot,)
+        ).fetchone()
+        publications = connection.execute("SELECT count(*) FROM pg_publication").fetchone()
+    return slots[0], publications[0]

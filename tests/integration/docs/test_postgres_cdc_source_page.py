@@ -16,7 +16,7 @@ import pytest
 from spark_eos_connect.testing import wait_for
 from spark_eos_connect.testing.postgres import PostgresCluster
 
-from .page_order import PageRun
+from .page_order import PageRun, slot_and_publications_left
 
 pytestmark = pytest.mark.integration
 
@@ -108,12 +108,7 @@ def test_the_cdc_page_runs_in_page_order(
         page.sql_block()  # drop the slot and the publication
         page.finished()
 
-        with postgres.database(shop).connect() as connection:
-            slots = connection.execute(
-                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = %s", (slot,)
-            ).fetchone()
-            publications = connection.execute("SELECT count(*) FROM pg_publication").fetchone()
-        assert slots == (0,) and publications == (0,)
+        assert slot_and_publications_left(postgres, shop, slot) == (0, 0)
         assert replayed(read_committed(topic)) == EXPECTED  # each change once, in order
     finally:
         for name in ("query", "to_delta", "mirror_query"):
