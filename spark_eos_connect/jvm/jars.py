@@ -4,7 +4,9 @@ Each bundle is a small pom shipped in `spark_eos_connect/jvm/`. Maven resolves i
 `<cache>/<bundle>/` (a Connect plugin's into `<cache>/<bundle>/<plugin>/`, so that
 `<cache>/<bundle>` is a `plugin.path`); a marker file makes the second call instant. The cache
 folder is `$EOSCONNECT_JARS_DIR` when set (the Makefile points it at the repository's ignored
-`.jars/`), otherwise `~/.cache/spark-eos-connect/jars`.
+`.jars/`), else the folder `make setup` used for this environment (recorded in the environment,
+so a fresh shell with the venv finds the task host `make setup` built there), otherwise
+`~/.cache/spark-eos-connect/jars`.
 """
 
 from __future__ import annotations
@@ -44,12 +46,32 @@ SESSION_BUNDLES = ("delta", "spark-kafka")
 _MARKER = ".complete"
 
 
-def cache_root() -> Path:
+JARS_DIR_ENV = "EOSCONNECT_JARS_DIR"
+
+
+def recorded_root_file(prefix: str = sys.prefix) -> Path:
+    """Where `make setup` records, inside a Python environment, the jars folder it filled."""
+    return Path(prefix) / "share" / "spark-eos-connect" / "jars-dir"
+
+
+def cache_root(prefix: str = sys.prefix) -> Path:
     """The folder that holds one sub-folder of jars per bundle."""
-    configured = os.environ.get("EOSCONNECT_JARS_DIR")
+    configured = os.environ.get(JARS_DIR_ENV)
     if configured:
         return Path(configured).expanduser().resolve()
+    recorded = recorded_root_file(prefix)
+    if recorded.is_file():
+        return Path(recorded.read_text().strip())
     return Path.home() / ".cache" / "spark-eos-connect" / "jars"
+
+
+def record_cache_root(prefix: str = sys.prefix) -> Path:
+    """Record `cache_root()` in the environment at `prefix`, for shells without
+    `$EOSCONNECT_JARS_DIR`; the record's path."""
+    target = recorded_root_file(prefix)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(f"{cache_root(prefix)}\n")
+    return target
 
 
 def _pom_path(bundle: str) -> Path:
@@ -181,6 +203,7 @@ def main() -> None:
     command = Path(sys.executable).parent / DRIVER_PYTHON_COMMAND
     if command.exists():
         print(f"spark env: {write_spark_env(command)}")
+    print(f"jars folder recorded in {record_cache_root()}")
 
 
 if __name__ == "__main__":

@@ -69,3 +69,19 @@ def test_spark_submits_driver_jvm_gets_the_quiet_interpreter_unless_one_is_given
     assert spark_env == tmp_path / "spark-env.sh"
     assert _sourced_driver_python(spark_env, None) == "/env/bin/eosconnect-spark-python"
     assert _sourced_driver_python(spark_env, "/opt/python3") == "/opt/python3"
+
+
+def test_a_shell_without_the_variable_finds_the_folder_setup_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    environment = tmp_path / "venv"
+    monkeypatch.delenv(jars.JARS_DIR_ENV, raising=False)
+    assert jars.cache_root(str(environment)).name == "jars"  # nothing recorded: ~/.cache's
+
+    monkeypatch.setenv(jars.JARS_DIR_ENV, str(tmp_path / "repo" / ".jars"))
+    jars.record_cache_root(str(environment))
+    monkeypatch.delenv(jars.JARS_DIR_ENV)
+
+    assert jars.cache_root(str(environment)) == (tmp_path / "repo" / ".jars").resolve()
+    monkeypatch.setenv(jars.JARS_DIR_ENV, str(tmp_path / "other"))
+    assert jars.cache_root(str(environment)) == (tmp_path / "other").resolve()  # the variable wins
