@@ -61,8 +61,11 @@ test: setup ## the JVM task host's JUnit tests, then unit and integration tests 
 test-cluster: setup ## only the tests on the Spark standalone cluster (master + two workers)
 	$(PY) -m pytest -m cluster tests/integration/cluster
 
-test-failover: setup ## the kill campaigns' long form: 3 broker kills and a driver kill per failover query, the CDC crash test's 4 kills
-	EOSCONNECT_FAILOVER=full $(PY) -m pytest -s tests/integration/failover tests/integration/connectors/postgres/cdc/test_postgres_cdc_crash_recovery.py
+CAMPAIGNS := tests/integration/failover tests/integration/connectors/postgres/cdc/test_postgres_cdc_crash_recovery.py \
+	tests/integration/source/test_source_crash_recovery.py tests/integration/sink/test_delta_crash_recovery.py \
+	tests/integration/sink/test_postgres_sink_query.py
+test-failover: setup ## the kill campaigns' long form: 3 broker kills and a driver kill per failover query, every crash point of the CDC, source, Delta and PostgresSink crash tests
+	EOSCONNECT_FAILOVER=full $(PY) -m pytest -s $(CAMPAIGNS)
 
 unit: setup ## unit tests only (no broker, no Spark)
 	$(PY) -m pytest tests/unit

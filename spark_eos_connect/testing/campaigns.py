@@ -1,9 +1,11 @@
 """Short and long forms of the kill campaigns in the tests.
 
-`make test` runs every campaign's short form: enough kills to cover each kind of crash the
-test distinguishes, once. `make test-failover` sets `EOSCONNECT_FAILOVER=full` and runs the long
-forms: every kill of every campaign (the failover tests' three roles and driver kill, the CDC
-crash test's four crash points). One switch for all of them.
+`make test` runs every campaign's short form: enough kills to cover each kind of crash once
+across the suite (a crash point `make demo`'s test or another campaign already kills at is not
+repeated). `make test-failover` sets `EOSCONNECT_FAILOVER=full` and runs the long forms: every
+kill of every campaign (the failover tests' three roles and driver kill, the CDC crash test's
+four crash points, every crash point of the source, Delta and PostgresSink crash tests). One
+switch for all of them.
 """
 
 from __future__ import annotations

@@ -17,11 +17,19 @@ from typing import Any
 
 import pytest
 
+from spark_eos_connect.testing.campaigns import full_run
+
 pytestmark = pytest.mark.integration
 
 RECORDS = 800
 PER_TRIGGER = 200  # offsets per micro-batch: about five batches, the crashes in batches 0-2
 FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"  # short runs: start fast, skip the C2 JIT
+CRASHES = (
+    ("put@0", "before_group_commit@1", "during_group_commit@2")
+    if full_run()
+    else ("put@0", "during_group_commit@2")
+)
+"""Short form: a kill mid-put and one mid group commit (`make demo`'s test kills before it)."""
 
 
 def produce_numbers(produce: Callable[..., None], topic: str, numbers: range) -> None:
@@ -62,7 +70,7 @@ def test_killed_kafka_to_delta_restarts_with_each_record_exactly_once(
         "--until-idle", "--timeout", "240", "--conf", f"spark.driver.extraJavaOptions={FAST_JVM}",
     ]  # fmt: skip
 
-    for point in ("put@0", "before_group_commit@1", "during_group_commit@2"):
+    for point in CRASHES:
         marker = tmp_path / f"fired-{point}"
         crashed = run_job("kafka_to_delta.py", *args, fault=point, marker=marker)
 
