@@ -20,12 +20,12 @@ from spark_eos_connect.api.sink import SinkTaskContext
 from spark_eos_connect.delta.connector import DeltaSinkConnector, DeltaSinkTask
 from spark_eos_connect.delta.writer import lower_keys
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.kafka.group_offsets import KafkaGroupOffsets
 from spark_eos_connect.protocol.sink_groups import sink_group_id
 from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
 from spark_eos_connect.runtime.config.config_references import ConfigProviders, is_provider_option
 from spark_eos_connect.runtime.config.options import DataSourceOptions
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy, ensure_dlq_topic
-from spark_eos_connect.sink.kafka_input import KafkaMetadata
 from spark_eos_connect.sink.plan import sink_task_configs
 
 TRANSFORMS_REFUSED = (
@@ -79,7 +79,7 @@ class DeltaBatchSink:
         installed_hooks().reached("before_group_commit", batch_id)
         if committable:
             offsets = {(tp.topic, tp.partition): o for tp, o in committable.items()}
-            KafkaMetadata(self.kafka).commit_group_offsets(self.group, offsets)
+            KafkaGroupOffsets(self.kafka).commit(self.group, offsets)
         installed_hooks().reached("during_group_commit", batch_id)
         summary = self.task.last_summary() or f"batch {batch_id}"
         if committable:

@@ -1,5 +1,5 @@
 """A sink connector's consumer group ``connect-<name>`` as the herder uses it (the `GroupOffsets`
-port; the Admin API calls are in `kafka.consumer_groups`): the group must have no members before
+port; its Kafka side is `kafka.group_offsets`): the group must have no members before
 its offsets change, and the port's errors become the herder's."""
 
 from __future__ import annotations

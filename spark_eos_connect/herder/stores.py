@@ -9,7 +9,7 @@ from typing import Any
 
 from spark_eos_connect.herder.settings import WorkerSettings
 from spark_eos_connect.kafka.clients import admin_client
-from spark_eos_connect.kafka.consumer_groups import KafkaGroupOffsets
+from spark_eos_connect.kafka.group_offsets import KafkaGroupOffsets
 from spark_eos_connect.ports import ConfigStore, GroupOffsets, SourceOffsetStore, StatusStore
 from spark_eos_connect.storage.config_store import KafkaConfigStore
 from spark_eos_connect.storage.offsets import KafkaSourceOffsets

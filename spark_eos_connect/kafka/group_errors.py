@@ -1,5 +1,5 @@
 """Errors of a sink connector's consumer-group requests (no client import: the in-memory twin of
-`kafka.consumer_groups` raises them too). Messages name the connector and are ready to show."""
+`kafka.group_offsets` raises them too). Messages name the connector and are ready to show."""
 
 from __future__ import annotations
 

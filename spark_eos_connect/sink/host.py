@@ -19,12 +19,13 @@ import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from spark_eos_connect.kafka.group_offsets import KafkaGroupOffsets
 from spark_eos_connect.kafka.range_reader import OffsetRange, RangeReader
-from spark_eos_connect.kafka.topic_offsets import TopicOffsets
+from spark_eos_connect.protocol.sink_groups import TP
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime import task_host
 from spark_eos_connect.runtime.task_host import Reply
-from spark_eos_connect.sink.live_task import TP, LiveSinkTask, SinkBatch, SinkTaskResult
+from spark_eos_connect.sink.live_task import LiveSinkTask, SinkBatch, SinkTaskResult
 from spark_eos_connect.sink.plan import SinkTaskPlan
 from spark_eos_connect.sink.rows import RecordChunk
 from spark_eos_connect.sink.task_status import report_sink_task_status
@@ -43,7 +44,7 @@ class KafkaSinkInput:
     def committed(self, partitions: Sequence[TP]) -> dict[TP, int]:
         """The group's committed offsets of `partitions` (Admin API; asked when partitions are
         opened, not every micro-batch)."""
-        offsets = TopicOffsets(self.kafka).group_offsets(self.group_id)
+        offsets = KafkaGroupOffsets(self.kafka).committed(self.group_id)
         return {tp: offsets[tp] for tp in partitions if tp in offsets}
 
     def read(self, ranges: Sequence[OffsetRange]) -> Iterator[RecordChunk]:

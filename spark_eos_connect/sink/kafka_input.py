@@ -2,7 +2,8 @@
 offset ranges planned on the driver, Arrow batches, admission control" (the project's design).
 
 Driver side: `KafkaReaderConfig` (options), `KafkaMetadata` (the subscribed partitions and
-where a new query starts, over `kafka.topic_offsets`) and the pure planning functions
+where a new query starts, over `kafka.topic_offsets` and the consumer group's committed offsets
+of `kafka.group_offsets`) and the pure planning functions
 (`plan_end_offsets`, `plan_ranges`, `assign_ranges`) that turn Spark's start offsets and the
 read_committed watermarks into per-partition ranges. Executor side: `read_ranges` (from
 `kafka.range_reader`) reads a task's ranges with a read_committed consumer into Arrow batches.
@@ -24,6 +25,7 @@ import pyarrow as pa
 
 from spark_eos_connect.api.config import ConfigDef, ConfigType, Range
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.kafka.group_offsets import KafkaGroupOffsets
 from spark_eos_connect.kafka.range_reader import KAFKA_ROW_SCHEMA as KAFKA_ROW_SCHEMA
 from spark_eos_connect.kafka.range_reader import OffsetRange
 from spark_eos_connect.kafka.range_reader import read_range as read_range
@@ -343,12 +345,13 @@ def ranges_of(batches: Sequence[pa.RecordBatch]) -> TaskRanges:
     return TaskRanges(rows[0]["task"], rows[0]["generation"], rows[0]["run"], ranges)
 
 
-# --- Kafka metadata and group offsets (driver) --------------------------------------------------
+# --- Kafka metadata (driver) --------------------------------------------------------------------
 
 
 class KafkaMetadata(TopicOffsets):
-    """Driver: the subscribed partitions, watermarks and consumer group offsets through one
-    AdminClient (`kafka.topic_offsets`), and where a new query starts."""
+    """Driver: the subscribed partitions and watermarks through one AdminClient
+    (`kafka.topic_offsets`), and where a new query starts (after the consumer group's committed
+    offsets, `kafka.group_offsets`)."""
 
     def partitions(self, config: KafkaReaderConfig) -> list[TP]:
         """Every partition of the subscribed topics that exist now.
@@ -364,7 +367,10 @@ class KafkaMetadata(TopicOffsets):
     def initial_offsets(self, config: KafkaReaderConfig) -> dict[TP, int]:
         """Where a new query starts: the group's offsets, else `startingOffsets` per partition."""
         tps = self.partitions(config)
-        group = self.group_offsets(config.group_id) if config.group_id else {}
+        groups = KafkaGroupOffsets(self.kafka, self.timeout_s, admin=self.admin)
+        group: dict[TP, int] = (
+            dict(groups.committed(config.group_id).items()) if config.group_id else {}
+        )
         if group:
             log.info("starting from consumer group %s's offsets", config.group_id)
         spec = config.starting_offsets

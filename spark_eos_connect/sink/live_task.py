@@ -5,8 +5,9 @@ task, and kept for the next ones: each `run_batch` brings the task's partition a
 date (`close` for partitions taken away, `open` for new ones), reads each partition from the
 task's own position up to the end the driver planned, `put`s the records in chunks of
 `consumer.override.max.poll.records`, and ends with `pre_commit(current_offsets)`; the result
-carries what `pre_commit` returned, which the driver commits to the consumer group
-`connect-<name>` (`merge_committable`). `close()` (`close(partitions)`, `stop()`) ends it.
+carries what `pre_commit` returned for the task's partitions (`protocol.sink_groups`), which
+the driver commits to the consumer group `connect-<name>`. `close()` (`close(partitions)`,
+`stop()`) ends it.
 
 Positions follow Connect's consumer:
 - A partition the task opens starts at the group's committed offset (what `pre_commit`
@@ -34,6 +35,7 @@ from spark_eos_connect.api.sink import SinkRecords, SinkTask, SinkTaskContext, T
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.kafka.range_reader import OffsetRange
 from spark_eos_connect.plugins.loader import load_class
+from spark_eos_connect.protocol.sink_groups import TP, task_committable
 from spark_eos_connect.runtime.commit_hooks import NO_HOOKS
 from spark_eos_connect.runtime.errors_dlq import ErrorReporter, Stage, qualified_name
 from spark_eos_connect.sink.decoding import failed_record
@@ -42,9 +44,6 @@ from spark_eos_connect.sink.records import RecordMaker
 from spark_eos_connect.sink.rows import RecordChunk, chunks
 
 log = logging.getLogger(__name__)
-
-TP = tuple[str, int]
-"""(topic, partition)."""
 
 
 @dataclass(frozen=True)
@@ -118,15 +117,6 @@ def kept_partitions(
         for r in batch.ranges
         if last_end.get((r.topic, r.partition)) == r.start
     }
-
-
-def merge_committable(results: Iterable[SinkTaskResult]) -> dict[TP, int]:
-    """Driver: the offsets to commit for a micro-batch (highest per partition)."""
-    merged: dict[TP, int] = {}
-    for result in results:
-        for topic, partition, offset in result.committable:
-            merged[(topic, partition)] = max(offset, merged.get((topic, partition), offset))
-    return merged
 
 
 def _topic_partitions(tps: Iterable[TP]) -> list[TopicPartition]:
@@ -325,19 +315,7 @@ class LiveSinkTask:
             return {}
         given = {TopicPartition(*tp): offset for tp, offset in self.current.items()}
         returned = self.task.pre_commit(dict(given)) or {}
-        committable: dict[TP, int] = {}
-        for tp, offset in returned.items():
-            key = (tp[0], int(tp[1]))
-            if key not in self.positions:
-                log.warning("ignoring pre_commit offset for unassigned partition %s-%s", *key)
-            elif isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-                raise EosConnectError(
-                    f"{type(self.task).__name__}.pre_commit returned invalid offset {offset!r} "
-                    f"for {key[0]}-{key[1]}"
-                )
-            else:
-                committable[key] = offset
-        return committable
+        return task_committable(type(self.task).__name__, returned, self.positions)
 
     # -- the end ------------------------------------------------------------------------------
 

@@ -22,17 +22,18 @@ from pyspark.sql.types import StructType
 
 from spark_eos_connect.api.sink import SinkConnector
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.kafka.group_offsets import KafkaGroupOffsets
 from spark_eos_connect.plugins.connectors import resolve_connector_class
+from spark_eos_connect.protocol.sink_groups import merge_committable
 from spark_eos_connect.runtime.commit_hooks import installed as installed_hooks
 from spark_eos_connect.runtime.errors_dlq import ensure_dlq_topic
 from spark_eos_connect.sink.host import run_sink_batch
 from spark_eos_connect.sink.kafka_input import (
     SINK_RANGE_SCHEMA,
-    KafkaMetadata,
     poll_timeout_ms,
     ranges_of,
 )
-from spark_eos_connect.sink.live_task import SinkBatch, SinkTaskResult, merge_committable
+from spark_eos_connect.sink.live_task import SinkBatch, SinkTaskResult
 from spark_eos_connect.sink.options import parse_sink_options
 from spark_eos_connect.sink.plan import plan_sink
 from spark_eos_connect.spark.task_context import current_batch_id
@@ -113,11 +114,10 @@ class EosConnectSinkStreamWriter(DataSourceStreamArrowWriter):
         results = [
             SinkTaskResult(**m.result) for m in messages if isinstance(m, SinkTaskCommitMessage)
         ]
-        offsets = merge_committable(results)
+        offsets = merge_committable(r.committable for r in results)
         installed_hooks().reached("before_group_commit", batchId)
         if offsets:
-            kafka = self.plan.resolved_kafka()
-            KafkaMetadata(kafka).commit_group_offsets(self.plan.group_id, offsets)
+            KafkaGroupOffsets(self.plan.resolved_kafka()).commit(self.plan.group_id, offsets)
         installed_hooks().reached("during_group_commit", batchId)
         print(summarize(batchId, self.plan.group_id, results, len(offsets)), flush=True)
 

@@ -16,7 +16,7 @@ import pytest
 from confluent_kafka import Producer
 
 from spark_eos_connect.kafka.clients import admin_client
-from spark_eos_connect.sink.kafka_input import KafkaMetadata
+from spark_eos_connect.kafka.group_offsets import KafkaGroupOffsets
 
 pytestmark = pytest.mark.integration
 
@@ -92,7 +92,7 @@ def test_sink_query_resolves_references_where_used_and_stores_them_unresolved(
 
     assert query.exception() is None
     assert sorted(out.read_text().splitlines()) == ["a", "b", "c"]
-    assert KafkaMetadata(kafka_config).group_offsets(f"connect-{name}") == {(topic, 0): 3}
+    assert KafkaGroupOffsets(kafka_config).committed(f"connect-{name}") == {(topic, 0): 3}
     [stored] = [r for r in ours(read_uncommitted(INTERNAL_TOPICS[0]), name) if r.value]
     properties = json.loads(stored.value)["properties"]
     assert properties["file"] == options["file"]
@@ -125,7 +125,7 @@ def test_a_bad_sink_reference_fails_naming_it_before_anything_is_written(
     assert f"Cannot resolve {reference} in option file: " in message, message
     assert SECRET not in message
     assert not out.exists()
-    assert KafkaMetadata(kafka_config).group_offsets(f"connect-{name}") == {}
+    assert KafkaGroupOffsets(kafka_config).committed(f"connect-{name}") == {}
     existing = admin_client(kafka_config).list_topics(timeout=30).topics
     for internal in (t for t in INTERNAL_TOPICS if t in existing):  # a fresh broker has none
         assert ours(read_uncommitted(internal), name) == []

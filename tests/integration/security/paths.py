@@ -22,7 +22,7 @@ from confluent_kafka.admin import AclBinding, AclOperation, ResourcePatternType,
 from spark_eos_connect.connectors.generator import expected_records
 from spark_eos_connect.jvm.broker import LocalKafkaBroker
 from spark_eos_connect.kafka.clients import admin_client, ensure_topic, read_to_end
-from spark_eos_connect.sink.kafka_input import KafkaMetadata
+from spark_eos_connect.kafka.group_offsets import KafkaGroupOffsets
 from spark_eos_connect.testing import wait_for
 
 from .acl_table import ADMIN, DELTA, SINK, SOURCE, Grant, Pipeline
@@ -192,7 +192,8 @@ def committed(broker: LocalKafkaBroker, topic: str) -> list[tuple[str, bytes]]:
 
 def group_offsets(broker: LocalKafkaBroker, connector: str) -> dict[tuple[str, int], int]:
     """The committed offsets of `connect-<connector>`, read as the super user."""
-    return KafkaMetadata(broker.client_config()).group_offsets(f"connect-{connector}")
+    groups = KafkaGroupOffsets(broker.client_config())
+    return dict(groups.committed(f"connect-{connector}").items())
 
 
 def sink_topic_ends(deployment: Deployment) -> dict[tuple[str, int], int]:

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from spark_eos_connect.sink.kafka_input import KafkaMetadata
+from spark_eos_connect.kafka.group_offsets import KafkaGroupOffsets
 
 
 @pytest.fixture
 def group_offsets(kafka_config: dict[str, Any]) -> Callable[[str], dict[tuple[str, int], int]]:
     """The committed offsets of consumer group `connect-<name>`."""
-    metadata = KafkaMetadata(kafka_config)
-    return lambda name: metadata.group_offsets(f"connect-{name}")
+    groups = KafkaGroupOffsets(kafka_config)
+    return lambda name: dict(groups.committed(f"connect-{name}").items())
 
 
 # Spark's Python processes (planner, executors) inherit PYTHONPATH from the JVM, which starts

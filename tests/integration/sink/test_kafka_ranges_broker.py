@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from spark_eos_connect.kafka.group_offsets import KafkaGroupOffsets
 from spark_eos_connect.kafka.range_reader import RangeReader
 from spark_eos_connect.sink.kafka_input import (
     KafkaMetadata,
@@ -213,9 +214,10 @@ def test_a_new_query_starts_from_the_group_else_from_starting_offsets(
         (topic, 1): 0,
     }
 
-    metadata.commit_group_offsets(f"connect-{name}", {(topic, 1): 1})
+    groups = KafkaGroupOffsets(kafka_config)
+    groups.commit(f"connect-{name}", {(topic, 1): 1})
 
-    assert metadata.group_offsets(f"connect-{name}") == {(topic, 1): 1}
+    assert groups.committed(f"connect-{name}") == {(topic, 1): 1}
     assert metadata.initial_offsets(parse_reader_options(kafka_less)) == {
         (topic, 0): 3,
         (topic, 1): 1,

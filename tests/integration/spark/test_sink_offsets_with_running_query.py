@@ -14,7 +14,7 @@ import pytest
 from confluent_kafka import Producer
 from fastapi.testclient import TestClient
 
-from spark_eos_connect.sink.kafka_input import KafkaMetadata
+from spark_eos_connect.kafka.group_offsets import KafkaGroupOffsets
 from spark_eos_connect.testing import wait_for
 
 pytestmark = pytest.mark.integration
@@ -47,8 +47,8 @@ def produce(kafka_config: dict[str, Any]) -> Iterator[Callable[[str, dict[int, r
 
 @pytest.fixture
 def group_offsets(kafka_config: dict[str, Any]) -> Callable[[str], dict[tuple[str, int], int]]:
-    metadata = KafkaMetadata(kafka_config)
-    return lambda name: metadata.group_offsets(f"connect-{name}")
+    groups = KafkaGroupOffsets(kafka_config)
+    return lambda name: dict(groups.committed(f"connect-{name}").items())
 
 
 @pytest.fixture
@@ -247,9 +247,7 @@ def test_pause_holds_batches_and_resume_continues_without_rebasing(
         wait_for(lambda: "PAUSED" in states(), 60, "the query to see PAUSED")
         wait_for(lambda: not query.status["isTriggerActive"], 60, "the query to go idle")
         # not a stop: moving the group's offsets now must not move the stream
-        KafkaMetadata(kafka_config).commit_group_offsets(
-            f"connect-{name}", {(topic, 0): 0, (topic, 1): 0}
-        )
+        KafkaGroupOffsets(kafka_config).commit(f"connect-{name}", {(topic, 0): 0, (topic, 1): 0})
         produce(topic, {0: range(3, 5), 1: range(3, 5)})
         # records at offsets 0..2 and 4..5 (commit markers at 3 and 6)
         wait_for(lambda: saw_without_reading(query, topic, {0: 7, 1: 7}), 60, "an idle trigger")

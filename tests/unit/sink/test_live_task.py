@@ -20,15 +20,14 @@ from spark_eos_connect.api.sink import SinkConnector, SinkRecord, SinkTask, Topi
 from spark_eos_connect.converters import ByteArrayConverter, ConnectColumn, Converter
 from spark_eos_connect.errors import DataError, EosConnectError
 from spark_eos_connect.kafka.range_reader import OffsetRange
+from spark_eos_connect.protocol.sink_groups import TP
 from spark_eos_connect.runtime.errors_dlq import ErrorPolicy, ErrorReporter, ToleranceExceededError
 from spark_eos_connect.sink.kafka_input import KAFKA_ROW_SCHEMA
 from spark_eos_connect.sink.live_task import (
-    TP,
     LiveSinkTask,
     SinkBatch,
     SinkTaskResult,
     kept_partitions,
-    merge_committable,
 )
 from spark_eos_connect.sink.plan import SinkTaskPlan
 from spark_eos_connect.sink.rows import RecordChunk, chunks
@@ -318,15 +317,6 @@ def test_no_partitions_means_no_open_no_pre_commit_and_nothing_to_commit() -> No
 
     assert result.committable == []
     assert RecordingTask.calls == [("start", "task-0"), ("stop", None)]
-
-
-def test_merge_committable_takes_the_highest_offset_per_partition() -> None:
-    results = [
-        SinkTaskResult(0, 1, 0, [], [("t", 0, 5), ("t", 1, 2)]),
-        SinkTaskResult(1, 1, 0, [], [("t", 0, 9)]),
-    ]
-
-    assert merge_committable(results) == {("t", 0): 9, ("t", 1): 2}
 
 
 class RecordingHooks:
