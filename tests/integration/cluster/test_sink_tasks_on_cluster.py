@@ -30,7 +30,7 @@ from ..sink.test_postgres_sink_query import (
 )
 from .conftest import CLUSTER_MARKS, Submitted
 from .standalone import StandaloneCluster, executor_pids
-from .test_failures_on_cluster import kill_busy_executor
+from .test_failures_on_cluster import EXECUTOR_KILLS, kill_busy_executor
 from .test_jobs_on_cluster import succeeded
 
 pytestmark = CLUSTER_MARKS
@@ -74,19 +74,21 @@ def test_sink_tasks_rerun_elsewhere_after_executor_kills_write_each_record_once(
         conf={"spark.submit.pyFiles": str(CONNECTORS)},
     )
     killed = []
-    for _ in range(2):
+    for _ in range(EXECUTOR_KILLS):
         seen = len(written(out))
         wait_for(lambda s=seen: wrote_more(job, out, s), 240, "the sink to write more")
         killed.append(kill_busy_executor(job))
 
     succeeded(job, spark_cluster, timeout_s=400)
     lines = written(out)
-    assert len(killed) == 2 and len(lines) == len(set(lines)), "a record was written twice"
+    assert len(killed) == EXECUTOR_KILLS and len(lines) == len(set(lines)), (
+        "a record was written twice"
+    )
     assert sorted(lines) == sorted(
         (r.partition, r.offset, r.value.decode()) for r in read_committed(topic)
     )
     lost = [r for r in job.event_log().failed_tasks if r == "ExecutorLostFailure"]
-    assert len(lost) >= 2  # each kill interrupted a running sink task
+    assert len(lost) >= EXECUTOR_KILLS  # each kill interrupted a running sink task
 
 
 def killed_executor(job: Submitted) -> str:
@@ -143,7 +145,7 @@ def test_postgres_sink_writes_each_record_once_through_executor_kills(
         except psycopg.errors.UndefinedTable:
             return 0
 
-    for _ in range(2):
+    for _ in range(EXECUTOR_KILLS):
         seen = rows()
         wait_for(lambda s=seen: rows() > s, 240, "more rows in the table")
         killed_executor(job)
