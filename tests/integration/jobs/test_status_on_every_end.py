@@ -149,6 +149,7 @@ def test_a_sink_job_that_ends_leaves_its_connector_unassigned(
 
 QUICKSTART_SCRIPT = """
 import sys
+import time
 from spark_eos_connect.spark.session import local_spark_session
 
 name, topic, servers, checkpoint = sys.argv[1:]
@@ -171,7 +172,9 @@ query = (
     .option("checkpointLocation", checkpoint)
     .start()
 )
-query.awaitTermination({seconds})
+deadline = time.monotonic() + {seconds}  # exit once a batch with records is through
+while time.monotonic() < deadline and not any(p["numInputRows"] for p in query.recentProgress):
+    time.sleep(0.5)
 """
 
 
@@ -186,7 +189,7 @@ def test_a_script_exiting_with_its_query_running_leaves_nothing_open(
     topic = topic_factory("script-exit")
     name = unique_name("script-exit")
     script = tmp_path / "quickstart.py"
-    script.write_text(textwrap.dedent(QUICKSTART_SCRIPT.format(seconds=25)))
+    script.write_text(textwrap.dedent(QUICKSTART_SCRIPT.format(seconds=240)))
 
     done = subprocess.run(
         [sys.executable, str(script), name, topic, bootstrap_servers, str(tmp_path / "ck")],
