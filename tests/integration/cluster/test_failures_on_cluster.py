@@ -26,8 +26,8 @@ from .test_jobs_on_cluster import (
 pytestmark = CLUSTER_MARKS
 
 EXECUTOR_KILLS = 2 if full_run() else 1
-"""Executor JVMs SIGKILLed under a running job: twice in `make test-failover`'s long form (a
-replacement executor killed too), once in `make test`'s short form."""
+"""Executor JVMs SIGKILLed under a running sink job: twice in `make test-failover`'s long form,
+once in `make test`'s short form (the source job's test below always kills twice)."""
 
 PER_TASK = 900
 RATE = ("--option", "rate=150", "--max-records-per-trigger", "400")
@@ -82,7 +82,7 @@ def test_executor_jvms_killed_mid_batch_twice(
     )
     committed_before_kill: list[int] = []
     killed: list[str] = []
-    for _ in range(EXECUTOR_KILLS):
+    for _ in range(2):  # the replacement of the first killed executor is killed too
         seen = committed_before_kill[-1] if committed_before_kill else 0
         wait_for(
             lambda s=seen: len(read_committed(topic, settled=False)) > s,
@@ -99,9 +99,9 @@ def test_executor_jvms_killed_mid_batch_twice(
     assert_ran_on(spark_cluster, events, executors=2)
     assert set(killed) <= set(events.executors_removed)
     lost = [reason for reason in events.failed_tasks if reason == "ExecutorLostFailure"]
-    assert len(lost) >= EXECUTOR_KILLS, events.failed_tasks  # each kill interrupted a running task
+    assert len(lost) >= 2, events.failed_tasks  # each kill interrupted a running task
     replacements = set(events.executors_added) - {"0", "1"}
-    assert len(replacements) >= EXECUTOR_KILLS and replacements & set(events.tasks_per_executor)
+    assert len(replacements) >= 2 and replacements & set(events.tasks_per_executor)
 
 
 def test_driver_killed_mid_run_then_resubmitted(
