@@ -242,14 +242,14 @@ def test_a_put_answers_what_it_wrote_even_when_a_delete_follows_at_once(
     herder: Herder, kafka_config: dict[str, Any], settings: WorkerSettings
 ) -> None:
     other = Herder(kafka_config, settings).start()  # another REST server on the same cluster
-    write = herder._write
+    write = herder.config_topic.write
 
     def write_then_deleted(action: Callable[..., Any]) -> Any:
         result = write(action)
         other.delete("raced")  # lands between the write and the answer
         return result
 
-    herder._write = write_then_deleted  # type: ignore[method-assign]
+    herder.config_topic.write = write_then_deleted  # type: ignore[method-assign]
     try:
         client = TestClient(create_app(herder))
         created = client.put("/connectors/raced/config", json=C)
@@ -266,7 +266,7 @@ def test_a_put_answers_what_it_wrote_even_when_a_delete_follows_at_once(
         assert posted.status_code == 201, posted.text
         assert posted.json()["name"] == "raced"
     finally:
-        herder._write = write  # type: ignore[method-assign]
+        herder.config_topic.write = write  # type: ignore[method-assign]
         other.close()
     assert herder.connectors() == []
 

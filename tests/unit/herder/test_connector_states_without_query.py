@@ -16,17 +16,11 @@ from spark_eos_connect.apps import cli
 from spark_eos_connect.herder import BadRequestError, Herder
 from spark_eos_connect.protocol.config_records import TargetState
 from spark_eos_connect.protocol.status_records import StatusState
-
-from .test_herder_on_memory_stores import SINK, SOURCE, STOP_FIRST, WORKER, Cluster
+from tests.unit.herder.memory_cluster import SINK, SOURCE, STOP_FIRST, WORKER, Cluster
 
 NO_QUERY = "No Spark query runs connector"
 EXPECTED = {"pause": "PAUSED", "resume": "UNASSIGNED", "stop": "STOPPED"}
 """The connector state each action leaves a connector no query runs in."""
-
-
-@pytest.fixture
-def cluster() -> Cluster:
-    return Cluster()
 
 
 def _connector(herder: Herder, name: str) -> dict[str, Any]:

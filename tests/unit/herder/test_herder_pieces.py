@@ -6,7 +6,6 @@ import pytest
 
 from spark_eos_connect.api.config import HIDDEN, ConfigDef, ConfigType
 from spark_eos_connect.herder import BadRequestError, WorkerSettings
-from spark_eos_connect.herder.core import _config_strings
 from spark_eos_connect.herder.entities import modified_message, restart_plan, state_entry
 from spark_eos_connect.herder.plugins import Plugins
 from spark_eos_connect.herder.secrets import is_secret, masked
@@ -74,20 +73,6 @@ def test_secrets_are_masked_by_type_or_name() -> None:
     }
     assert not is_secret("db.credential")
     assert is_secret("db.credential", [definition])
-
-
-def test_config_values_become_strings() -> None:
-    assert _config_strings({"a": 1, "b": True, "c": None, "d": "x", "e": 1.5}) == {
-        "a": "1",
-        "b": "true",
-        "c": None,
-        "d": "x",
-        "e": "1.5",
-    }
-    with pytest.raises(BadRequestError, match="'l' must be a string"):
-        _config_strings({"l": [1]})
-    with pytest.raises(BadRequestError, match="JSON object"):
-        _config_strings(["a"])
 
 
 def test_unknown_connector_class_lists_the_known_ones() -> None:
