@@ -8,7 +8,9 @@ per policy (Kafka Connect's `TransactionBoundaryManager`), chosen once from the 
 - `ConnectorBoundary` (`connector`): only the task's `TransactionContext` requests end one, on a
   record or after a poll; one left open at the end of a micro-batch stays open into the next.
 
-A boundary decides; the task loop acts, through `Transactions`.
+A boundary decides; it acts through `Transactions` (`source.transactions.TaskTransactions`).
+The task loop calls a boundary twice: `dispatch` with each poll's records, `end_batch` when the
+micro-batch ends.
 """
 
 from __future__ import annotations
@@ -41,13 +43,14 @@ class Transactions(Protocol):
 class Boundary:
     """Commit at the end of each micro-batch only (`poll`)."""
 
-    commits_at_batch_end = True
-    """Whether the task loop commits what is open when the micro-batch ends."""
-
     def dispatch(self, records: list[SourceRecord], ends_poll: bool, txn: Transactions) -> None:
         """Produce `records` (`ends_poll`: they end what one `poll()` returned), ending
         transactions where the policy says so."""
         txn.produce(records)
+
+    def end_batch(self, txn: Transactions) -> None:
+        """The micro-batch ends: commit what is open."""
+        txn.commit()
 
 
 class PollBoundary(Boundary):
@@ -70,8 +73,6 @@ class IntervalBoundary(Boundary):
 
 class ConnectorBoundary(Boundary):
     """`transaction.boundary=connector`: the task's `TransactionContext` ends transactions."""
-
-    commits_at_batch_end = False
 
     def __init__(self, context: TransactionContext) -> None:
         self.context = context
@@ -97,6 +98,9 @@ class ConnectorBoundary(Boundary):
                 txn.abort()
             elif context.should_commit_batch():
                 txn.commit()
+
+    def end_batch(self, txn: Transactions) -> None:
+        """Nothing: what is open stays open into the next micro-batch, until the task asks."""
 
 
 def boundary_for(

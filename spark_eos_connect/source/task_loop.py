@@ -24,22 +24,23 @@ and its commit fails.
 `LiveSourceTask` is the template (Kafka Connect's `AbstractWorkerSourceTask`): start, poll,
 convert, hand over, commit at the boundaries, close. Its policies are units of their own, each
 tested through its public methods: `source.guarantees` (exactly-once or at-least-once, the
-strategy), `source.boundaries` (where transactions end), `source.sender` (records to the
-producer), `source.submitted` (the submitted and committed offsets and the delivery reports),
-`source.replay_guard` (what earlier attempts committed), `storage.offsets.OffsetsWriter` (the
-offsets-topic records, written as the KIP-875 endpoints write them) and `source.task_failures`
-(what a failure means). The task's producers, offsets log, config store and clock come from a
-`source.task_clients.SourceTaskClients` (the Kafka ones by default; `storage.memory_log` has
-in-memory twins).
+strategy), `source.boundaries` (where transactions end: the loop hands each poll's records and
+the end of the micro-batch to the boundary, which drives `source.transactions`),
+`source.transactions` (records, offsets and commits of the task's transactions),
+`source.sender` (records to the producer), `source.submitted` (the submitted and committed
+offsets and the delivery reports), `source.replay_guard` (what earlier attempts committed),
+`storage.offsets.OffsetsWriter` (the offsets-topic records, written as the KIP-875 endpoints
+write them), `source.offsets_mirror` (the copy in the global offsets topic) and
+`source.task_failures` (what a failure means). The task's producers, offsets log, config store
+and clock come from a `source.task_clients.SourceTaskClients` (the Kafka ones by default;
+`storage.memory_log` has in-memory twins).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, cast
 
 import pyarrow as pa
@@ -53,12 +54,7 @@ from spark_eos_connect.api.source import (
 )
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.jvm_tasks.converted import ConvertedRecords, ConvertingSourceTask
-from spark_eos_connect.kafka.producers import (
-    PRODUCER_ERRORS,
-    ProducerClientError,
-    fatal_cause,
-    txn_requires_abort,
-)
+from spark_eos_connect.kafka.producers import ProducerClientError, fatal_cause
 from spark_eos_connect.plugins.loader import load_class
 from spark_eos_connect.ports import ConfigStore, TransactionalProducer
 from spark_eos_connect.protocol.generations import (
@@ -67,16 +63,18 @@ from spark_eos_connect.protocol.generations import (
     task_startup_problem,
 )
 from spark_eos_connect.protocol.offsets_format import partition_key
+from spark_eos_connect.source.batch_result import BatchResult
 from spark_eos_connect.source.conversion import RecordPreparer
 from spark_eos_connect.source.guarantees import COMMIT_TIMEOUT_S, guarantee_for
+from spark_eos_connect.source.offsets_mirror import OffsetsMirror
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.source.replay import EarlierAttempt
 from spark_eos_connect.source.replay_guard import ReplayGuard, stale_partitions
 from spark_eos_connect.source.sender import InternalTopicError, RecordSender, internal_topics
-from spark_eos_connect.source.submitted import OffsetPair, SubmittedOffsets
+from spark_eos_connect.source.submitted import SubmittedOffsets
 from spark_eos_connect.source.task_clients import KafkaTaskClients, SourceTaskClients
 from spark_eos_connect.source.task_failures import DeliveryFailedError, TaskFailures
-from spark_eos_connect.storage.offsets import OffsetsWriter
+from spark_eos_connect.source.transactions import TaskTransactions
 
 __all__ = [
     "COMMIT_TIMEOUT_S",
@@ -91,26 +89,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-MIRROR_FLUSH_S = 10.0
-
-
-@dataclass
-class BatchResult:
-    """What one task did in one micro-batch."""
-
-    connector: str = ""
-    task: int = -1
-    records: int = 0
-    transactions: int = 0
-    offsets_committed: int = 0
-    aborted_transactions: int = 0
-    stale_rows_skipped: int = 0
-    exactly_once: bool = True
-    reused: bool = False
-    open_transaction: bool = False
-    replayed: bool = False
-    """The rows are those an earlier attempt of the same micro-batch committed (nothing ran)."""
 
 
 def same_generation(a: SourceTaskPlan, b: SourceTaskPlan) -> bool:
@@ -154,23 +132,25 @@ class LiveSourceTask:
         self._submitted = SubmittedOffsets(plan.committed)
         self._failures = TaskFailures(plan, resolved)
         self.task: SourceTask | None = None
-        self._transactions: TransactionContext | None = None
+        self._context: TransactionContext | None = None
         self._preparer: RecordPreparer | None = None
         self.producer: TransactionalProducer | None = None
-        self._sender: RecordSender | None = None
-        self._mirror_producer: TransactionalProducer | None = None
+        self._transactions: TaskTransactions | None = None
         self._config_store: ConfigStore | None = None
         self._carry: list[SourceRecord] = []
         self._carry_ends_poll = False
-        self._in_transaction = False
-        self._transaction_started = 0.0
         self._guard: ReplayGuard | None = None
-        self._ready_rows: list[pa.RecordBatch] = []
         self._earlier: EarlierAttempt | None = None
         """Set when the task started: an earlier attempt of its micro-batch committed."""
+        self._replayed = False
         self.batches = 0
         self.closed = False
-        self.stale = False
+
+    @property
+    def stale(self) -> bool:
+        """Whether the task must not run another micro-batch: it replayed what an earlier
+        attempt committed, or found its partitions committed by one (`TaskTransactions`)."""
+        return self._replayed or (self._transactions is not None and self._transactions.stale)
 
     # -- reuse -------------------------------------------------------------------------------
 
@@ -199,8 +179,10 @@ class LiveSourceTask:
         if self._earlier is not None:
             yield from self._replay(self._earlier, result)
             return
-        boundary = self._guarantee.boundary(plan, self._transactions)
-        transactions = _BatchTransactions(self, batch_id, result)
+        transactions = self._transactions
+        assert transactions is not None
+        transactions.start_batch(plan, batch_id, result)
+        boundary = self._guarantee.boundary(plan, self._context)
         clock = self._clock
         deadline = clock.monotonic() + plan.max_poll_duration_ms / 1000
         dispatched = 0
@@ -214,12 +196,12 @@ class LiveSourceTask:
             # converted records (a Java task's) never meet the connector boundary, the one
             # that looks at single records: the driver refuses it for Java plugins
             boundary.dispatch(cast("list[SourceRecord]", records), ends_poll, transactions)
-            yield from self._take_rows()
-        if boundary.commits_at_batch_end and not self.stale:
-            self._commit(batch_id, result)
-        result.open_transaction = self._in_transaction
-        self._flush_mirror()
-        yield from self._take_rows()
+            yield from transactions.take_rows()
+        if not self.stale:
+            boundary.end_batch(transactions)
+        result.open_transaction = transactions.open
+        transactions.flush_mirror()
+        yield from transactions.take_rows()
 
     def _next_records(
         self, limit: int, deadline: float
@@ -242,12 +224,6 @@ class LiveSourceTask:
             self._carry, self._carry_ends_poll = polled[limit:], True
             return polled[:limit], False
         return polled, True
-
-    def _open_for_ms(self) -> float | None:
-        """How long the open transaction has been open, None if none is."""
-        if not self._in_transaction:
-            return None
-        return (self._clock.monotonic() - self._transaction_started) * 1000
 
     # -- start-up (KIP-618) ------------------------------------------------------------------
 
@@ -290,21 +266,19 @@ class LiveSourceTask:
             task: SourceTask = task_class(plan.extra, plan.providers.resolve)
         else:
             task = task_class()
-        self._transactions = (
-            TransactionContext() if plan.transaction_boundary == "connector" else None
-        )
+        self._context = TransactionContext() if plan.transaction_boundary == "connector" else None
         task.initialize(
             SourceTaskContext(
                 config,
                 InMemoryOffsetStorageReader(plan.committed),
-                self._transactions,
+                self._context,
                 task_id=plan.task,
                 connector_name=plan.connector,
             )
         )
         task.start(config)
         self.task = task
-        self._sender = RecordSender(
+        sender = RecordSender(
             plan,
             self.producer,
             self._submitted,
@@ -313,12 +287,24 @@ class LiveSourceTask:
             functools.partial(self._guarantee.dropped, task, submitted=self._submitted),
             self._refused,
         )
+        self._transactions = TaskTransactions(
+            plan,
+            task,
+            self.producer,
+            sender,
+            self._guarantee,
+            self._submitted,
+            self._failures,
+            self._guard,
+            OffsetsMirror(self._task_clients.mirror_producer),
+            self._clock,
+        )
         return True
 
     def _replay(self, earlier: EarlierAttempt, result: BatchResult) -> Iterator[pa.RecordBatch]:
         """Emit what an earlier attempt of the micro-batch committed; run and write nothing."""
         self._earlier = None
-        self.stale = True  # the host starts a fresh task for the next micro-batch
+        self._replayed = True  # stale: the host starts a fresh task for the next micro-batch
         result.replayed = True
         result.transactions = earlier.transactions
         result.records = sum(rows.num_rows for rows in earlier.rows)
@@ -351,147 +337,11 @@ class LiveSourceTask:
 
     # -- records -----------------------------------------------------------------------------
 
-    def _produce(self, records: list[SourceRecord] | ConvertedRecords) -> None:
-        """Hand `records` to the producer in the open transaction (begun if needed)."""
-        if not records:
-            return
-        try:
-            self._begin()
-            assert self._sender is not None
-            self._sender.send(records)
-        except (*PRODUCER_ERRORS, SystemError) as error:
-            raise self._kafka_failure(error) from error
-
-    def _kafka_failure(self, error: ProducerClientError | SystemError) -> Exception:
-        return self._failures.kafka_failure(error, self._submitted.take_refusals())
-
     def _refused(self, error: ProducerClientError, topic: str) -> EosConnectError:
         """A record refused at once; a producer already fenced refuses every record with a
         fatal error standing for the fencing (`fatal_cause`)."""
         cause = fatal_cause(self.producer, error)
         return self._failures.refused(cause, topic, self._submitted.take_refusals())
-
-    # -- transactions ------------------------------------------------------------------------
-
-    def _begin(self) -> None:
-        if not self._in_transaction:
-            assert self.producer is not None
-            if self._guarantee.begin(self.producer):
-                self._transaction_started = self._clock.monotonic()
-        self._in_transaction = True
-
-    def _commit(self, batch_id: int | None, result: BatchResult) -> None:
-        """Commit what is open: records, then their offsets, in one transaction."""
-        if not self._in_transaction:
-            return
-        plan, producer, guarantee = self.plan, self.producer, self._guarantee
-        assert producer is not None
-        offsets = self._submitted.pending()
-        guard = self._guard
-        if guard is not None and not guard.verified:
-            stale, earlier = guard.first_commit(offsets, plan, batch_id)
-            if stale:
-                producer.flush(COMMIT_TIMEOUT_S)
-                result.stale_rows_skipped += self._submitted.acknowledged_rows()
-                self.stale = True
-                self._abort(result, counted=False)
-                if earlier is not None:  # this micro-batch's: its rows are this attempt's
-                    self._ready_rows.extend(earlier.rows)
-                    result.records += sum(rows.num_rows for rows in earlier.rows)
-                    result.replayed = True
-                return
-        self._await_deliveries(producer)
-        rows = self._submitted.rows()
-        OffsetsWriter(plan.offsets_topic, plan.offsets_topic_partitions, plan.connector).write(
-            producer,
-            offsets,
-            on_delivery=self._submitted.offsets_delivered,
-            first_headers=guarantee.offsets_headers(plan, batch_id, rows),
-        )
-        guarantee.before_end(plan, batch_id)
-        try:
-            guarantee.end(producer, self._await_deliveries)
-        except PRODUCER_ERRORS as error:
-            if txn_requires_abort(error):  # the producer stays usable
-                with contextlib.suppress(*PRODUCER_ERRORS, SystemError, EosConnectError):
-                    self._abort(result, counted=False)
-            self._in_transaction = False
-            raise self._failures.explained(error, self._submitted.take_refusals()) from error
-        self._in_transaction = False
-        self._committed_now(offsets, rows, result)
-        guarantee.after_end(plan, batch_id)
-
-    def _await_deliveries(self, producer: TransactionalProducer) -> None:
-        """Wait until Kafka acknowledged everything produced; fail on any record it refused."""
-        try:
-            remaining = producer.flush(COMMIT_TIMEOUT_S)
-        except (*PRODUCER_ERRORS, SystemError) as error:
-            raise self._kafka_failure(error) from error
-        if remaining:
-            raise DeliveryFailedError(
-                f"{remaining} records were not acknowledged by Kafka within "
-                f"{COMMIT_TIMEOUT_S:.0f}s; their offsets are not committed"
-            )
-        if self._submitted.refusals:
-            raise self._failures.refused_deliveries(self._submitted.take_refusals())
-
-    def _committed_now(
-        self, offsets: list[OffsetPair], rows: pa.RecordBatch, result: BatchResult
-    ) -> None:
-        """Bookkeeping and the task's hooks once a transaction is committed."""
-        acknowledged = self._submitted.committed(offsets)
-        result.records += rows.num_rows
-        result.transactions += 1
-        result.offsets_committed += len(offsets)
-        if rows.num_rows:
-            self._ready_rows.append(rows)
-        if self.plan.mirror_offsets_topic:
-            self._mirror(offsets)
-        task = self.task
-        assert task is not None
-        for record, metadata in acknowledged:
-            task.commit_record(record, metadata)
-        task.commit()
-
-    def _abort(self, result: BatchResult, counted: bool = True) -> None:
-        """The open transaction's records and offsets are dropped; the task polls on."""
-        producer = self.producer
-        assert producer is not None
-        if self._in_transaction:
-            try:
-                self._guarantee.abort(producer)
-            except (*PRODUCER_ERRORS, SystemError) as error:
-                raise self._kafka_failure(error) from error
-        self._in_transaction = False
-        self._submitted.discard()
-        if counted:
-            result.aborted_transactions += 1
-
-    def _take_rows(self) -> Iterator[pa.RecordBatch]:
-        ready, self._ready_rows = self._ready_rows, []
-        yield from ready
-
-    # -- mirroring to the global offsets topic (KIP-618: best effort, never fails the task) --
-
-    def _mirror(self, offsets: list[OffsetPair]) -> None:
-        plan = self.plan
-        assert plan.mirror_offsets_topic is not None
-        if self._mirror_producer is None:
-            self._mirror_producer = self._task_clients.mirror_producer()
-        writer = OffsetsWriter(
-            plan.mirror_offsets_topic, plan.mirror_offsets_topic_partitions, plan.connector
-        )
-        try:
-            writer.write(self._mirror_producer, offsets)
-        except PRODUCER_ERRORS as error:
-            log.warning("mirroring offsets to %s failed: %s", plan.mirror_offsets_topic, error)
-
-    def _flush_mirror(self) -> None:
-        if self._mirror_producer is not None and self._mirror_producer.flush(MIRROR_FLUSH_S):
-            log.warning(
-                "offsets not yet mirrored to %s; the producer keeps retrying",
-                self.plan.mirror_offsets_topic,
-            )
 
     # -- end ---------------------------------------------------------------------------------
 
@@ -500,9 +350,8 @@ class LiveSourceTask:
         if self.closed:
             return
         self.closed = True
-        if self.producer is not None and self._in_transaction:
-            self._guarantee.abandon(self.producer)
-        self._in_transaction = False
+        if self._transactions is not None:
+            self._transactions.abandon()
         if self._preparer is not None:
             self._preparer.close()
         if self.task is not None:
@@ -514,7 +363,8 @@ class LiveSourceTask:
             self._config_store.close()
         if self._guard is not None:
             self._guard.close()
-        self._flush_mirror()
+        if self._transactions is not None:
+            self._transactions.flush_mirror()
 
 
 def run_task_once(
@@ -533,29 +383,3 @@ def run_task_once(
     finally:
         live.close()
     return result
-
-
-class _BatchTransactions:
-    """A live task's transactions in one micro-batch, as its boundary drives them
-    (`source.boundaries.Transactions`)."""
-
-    def __init__(self, live: LiveSourceTask, batch_id: int | None, result: BatchResult) -> None:
-        self._live = live
-        self._batch_id = batch_id
-        self._result = result
-
-    def produce(self, records: list[SourceRecord] | ConvertedRecords) -> None:
-        """Hand `records` over in the open transaction."""
-        self._live._produce(records)
-
-    def commit(self) -> None:
-        """Commit the open transaction."""
-        self._live._commit(self._batch_id, self._result)
-
-    def abort(self) -> None:
-        """Abort the open transaction."""
-        self._live._abort(self._result)
-
-    def open_for_ms(self) -> float | None:
-        """How long the open transaction has been open."""
-        return self._live._open_for_ms()

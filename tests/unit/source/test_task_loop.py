@@ -5,13 +5,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from spark_eos_connect.api.source import TransactionContext
-from spark_eos_connect.source.boundaries import (
-    ConnectorBoundary,
-    IntervalBoundary,
-    PollBoundary,
-    boundary_for,
-)
 from spark_eos_connect.source.records import COMMITTED_ROW_SCHEMA, committed_rows, to_bytes
 from spark_eos_connect.source.task_loop import (
     BatchResult,
@@ -96,16 +89,3 @@ def test_values_convert_to_kafka_bytes() -> None:
     assert to_bytes("é") == "é".encode()
     assert to_bytes({"a": 1}) == b'{"a":1}'
     assert to_bytes(None) is None
-
-
-def test_the_boundary_is_chosen_once_from_the_plan() -> None:
-    context = TransactionContext()
-
-    assert type(boundary_for(True, "poll", 1000, None)) is PollBoundary
-    assert type(boundary_for(False, "interval", 1000, None)) is PollBoundary  # at least once
-    assert type(boundary_for(False, "connector", 1000, context)) is PollBoundary
-    interval = boundary_for(True, "interval", 1000, None)
-    assert isinstance(interval, IntervalBoundary) and interval.interval_ms == 1000
-    connector = boundary_for(True, "connector", 1000, context)
-    assert isinstance(connector, ConnectorBoundary) and not connector.commits_at_batch_end
-    assert PollBoundary().commits_at_batch_end and interval.commits_at_batch_end

@@ -1,0 +1,103 @@
+"""`source.boundaries`: which boundary a plan gets, and where each one ends transactions, seen
+through a recording `Transactions` (what the task loop's `TaskTransactions` does for real)."""
+
+from __future__ import annotations
+
+from spark_eos_connect.api.source import SourceRecord, TransactionContext
+from spark_eos_connect.source.boundaries import (
+    ConnectorBoundary,
+    IntervalBoundary,
+    PollBoundary,
+    boundary_for,
+)
+
+
+class Recording:
+    """`boundaries.Transactions` writing down each call: ``produce <values>``, ``commit``,
+    ``abort``; its open transaction is `age_ms` old once records were produced."""
+
+    def __init__(self, age_ms: float = 0.0) -> None:
+        self.calls: list[str] = []
+        self.age_ms = age_ms
+        self.open = False
+
+    def produce(self, records: list[SourceRecord]) -> None:
+        self.calls.append("produce " + ",".join(str(r.value) for r in records))
+        self.open = self.open or bool(records)
+
+    def commit(self) -> None:
+        self.calls.append("commit")
+        self.open = False
+
+    def abort(self) -> None:
+        self.calls.append("abort")
+        self.open = False
+
+    def open_for_ms(self) -> float | None:
+        return self.age_ms if self.open else None
+
+
+def records(*values: int) -> list[SourceRecord]:
+    return [SourceRecord({"s": 0}, {"n": v}, "t", v) for v in values]
+
+
+def test_the_boundary_is_chosen_once_from_the_plan() -> None:
+    context = TransactionContext()
+
+    assert type(boundary_for(True, "poll", 1000, None)) is PollBoundary
+    assert type(boundary_for(False, "interval", 1000, None)) is PollBoundary  # at least once
+    assert type(boundary_for(False, "connector", 1000, context)) is PollBoundary
+    interval = boundary_for(True, "interval", 1000, None)
+    assert isinstance(interval, IntervalBoundary) and interval.interval_ms == 1000
+    assert isinstance(boundary_for(True, "connector", 1000, context), ConnectorBoundary)
+
+
+def test_poll_commits_once_when_the_micro_batch_ends() -> None:
+    txn, boundary = Recording(age_ms=10**9), PollBoundary()
+
+    boundary.dispatch(records(1, 2), True, txn)
+    boundary.dispatch(records(3), True, txn)
+    boundary.end_batch(txn)
+
+    assert txn.calls == ["produce 1,2", "produce 3", "commit"]
+
+
+def test_interval_commits_an_old_enough_transaction_after_a_poll_and_at_the_end() -> None:
+    txn, boundary = Recording(age_ms=999), IntervalBoundary(1000)
+
+    boundary.dispatch(records(1), True, txn)
+    txn.age_ms = 1000
+    boundary.dispatch(records(2), False, txn)
+    txn.age_ms = 0  # a new transaction
+    boundary.dispatch(records(3), True, txn)
+    boundary.end_batch(txn)
+
+    assert txn.calls == ["produce 1", "produce 2", "commit", "produce 3", "commit"]
+
+
+def test_connector_ends_transactions_where_the_task_asks_and_leaves_the_rest_open() -> None:
+    context = TransactionContext()
+    txn, boundary = Recording(), ConnectorBoundary(context)
+    first = records(1, 2, 3, 4)
+    context.commit_transaction(first[0])
+    context.abort_transaction(first[2])
+
+    boundary.dispatch(first, True, txn)
+    context.commit_transaction()  # the whole poll's batch
+    boundary.dispatch(records(5), False, txn)  # not the end of a poll: it waits
+    boundary.dispatch(records(6), True, txn)
+    boundary.dispatch(records(7), True, txn)
+    boundary.end_batch(txn)  # open into the next micro-batch
+
+    assert txn.calls == [
+        "produce 1",
+        "commit",
+        "produce 2,3",
+        "abort",
+        "produce 4",
+        "produce 5",
+        "produce 6",
+        "commit",
+        "produce 7",
+    ]
+    assert txn.open
