@@ -157,7 +157,12 @@ class ErrorPolicy:
     @staticmethod
     def from_options(connector: str, options: Mapping[str, Any]) -> ErrorPolicy:
         """Parse the `errors.*` options (lower-case keys)."""
-        values = ERRORS_CONFIG.parse(options)
+        return ErrorPolicy.from_values(connector, ERRORS_CONFIG.parse(options))
+
+    @staticmethod
+    def from_values(connector: str, values: Mapping[str, Any]) -> ErrorPolicy:
+        """The policy of `errors.*` values parsed with `ERRORS_CONFIG` (or a definition that
+        merges it)."""
         return ErrorPolicy(
             connector=connector,
             tolerate_all=values[TOLERANCE].lower() == "all",

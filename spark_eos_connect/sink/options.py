@@ -1,9 +1,10 @@
 """The sink writer's options (`writeStream.format("eosconnect")` for a sink connector).
 
-`parse_sink_options` checks them and splits them into the framework's values, the connector's
-own props, the Kafka client settings, the converters' and transforms' options and the
-`errors.*` policy; `sink_config_problems` lists every problem by option (framework, converters,
+`check_sink_options` parses them once: it splits them into the framework's values, the
+connector's own props, the Kafka client settings, the converters' and transforms' options and
+the `errors.*` policy, and lists every problem by option on the way (framework, converters,
 transforms, predicates, `errors.*`), references to config providers resolved.
+`parse_sink_options` raises its problems; `sink_config_problems` returns them.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from spark_eos_connect.runtime.config.config_references import (
     has_reference,
 )
 from spark_eos_connect.runtime.config.connect_options import ACCEPTED_VALUES
-from spark_eos_connect.runtime.config.framework_config import WORKER_CONFIG
+from spark_eos_connect.runtime.config.framework_config import TAKEOVER_CONFIG, WORKER_CONFIG
 from spark_eos_connect.runtime.config.option_names import unknown_option_message
 from spark_eos_connect.runtime.config.options import DataSourceOptions
 from spark_eos_connect.runtime.errors_dlq import ERRORS_CONFIG, ErrorPolicy
@@ -35,73 +36,67 @@ from spark_eos_connect.sink.kafka_input import READER_CONFIG
 MAX_POLL_RECORDS = "consumer.override.max.poll.records"
 
 SINK_FRAMEWORK_CONFIG = (
-    ConfigDef()
-    .define("name", ConfigType.STRING, importance="high", doc="Unique connector name.")
-    .define(
-        "connector.class",
-        ConfigType.STRING,
-        importance="high",
-        doc="The sink connector: a dotted Python path or a shipped short name.",
+    (
+        ConfigDef()
+        .define("name", ConfigType.STRING, importance="high", doc="Unique connector name.")
+        .define(
+            "connector.class",
+            ConfigType.STRING,
+            importance="high",
+            doc="The sink connector: a dotted Python path or a shipped short name.",
+        )
+        .define(
+            "tasks.max",
+            ConfigType.INT,
+            1,
+            Range.at_least(1),
+            "high",
+            "The number of sink tasks, as in Connect: the Kafka reader given the same options "
+            "(`connector.class` among them) plans min(tasks.max, partitions) Spark tasks, the "
+            "subscribed partitions dealt to them in turn; Spark task i runs the connector's task "
+            "config i (i mod their number if it returns fewer).",
+        )
+        .define(
+            "key.converter",
+            ConfigType.STRING,
+            "ByteArrayConverter",
+            None,
+            "medium",
+            "Turns key bytes into record keys and `key_schema`: a Kafka Connect converter by class "
+            "or short name (ByteArrayConverter, StringConverter, JsonConverter, LongConverter, ...); "
+            "its options are `key.converter.<option>`, e.g. `key.converter.schemas.enable`.",
+        )
+        .define(
+            "value.converter",
+            ConfigType.STRING,
+            "ByteArrayConverter",
+            None,
+            "medium",
+            "Turns value bytes into record values and `value_schema`, as `key.converter` does; "
+            "options `value.converter.<option>`.",
+        )
+        .define(
+            "header.converter",
+            ConfigType.STRING,
+            "ByteArrayConverter",
+            None,
+            "low",
+            "Turns header bytes into header values; options `header.converter.<option>`. The "
+            "default keeps the bytes (Connect's default is SimpleHeaderConverter: set it to get "
+            "Connect's header values).",
+        )
+        .define(
+            MAX_POLL_RECORDS,
+            ConfigType.INT,
+            500,
+            Range.at_least(1),
+            "low",
+            "The most records one `put` call receives.",
+        )
     )
-    .define(
-        "tasks.max",
-        ConfigType.INT,
-        1,
-        Range.at_least(1),
-        "high",
-        "The number of sink tasks, as in Connect: the Kafka reader given the same options "
-        "(`connector.class` among them) plans min(tasks.max, partitions) Spark tasks, the "
-        "subscribed partitions dealt to them in turn; Spark task i runs the connector's task "
-        "config i (i mod their number if it returns fewer).",
-    )
-    .define(
-        "takeover",
-        ConfigType.BOOLEAN,
-        False,
-        None,
-        "low",
-        "Take the connector over from another driver whose query still runs it (that query "
-        "is fenced and stops). Without it such a start is refused; a driver that crashed is "
-        "taken over without it once its liveness lapses (`runtime.liveness`).",
-    )
-    .define(
-        "key.converter",
-        ConfigType.STRING,
-        "ByteArrayConverter",
-        None,
-        "medium",
-        "Turns key bytes into record keys and `key_schema`: a Kafka Connect converter by class "
-        "or short name (ByteArrayConverter, StringConverter, JsonConverter, LongConverter, ...); "
-        "its options are `key.converter.<option>`, e.g. `key.converter.schemas.enable`.",
-    )
-    .define(
-        "value.converter",
-        ConfigType.STRING,
-        "ByteArrayConverter",
-        None,
-        "medium",
-        "Turns value bytes into record values and `value_schema`, as `key.converter` does; "
-        "options `value.converter.<option>`.",
-    )
-    .define(
-        "header.converter",
-        ConfigType.STRING,
-        "ByteArrayConverter",
-        None,
-        "low",
-        "Turns header bytes into header values; options `header.converter.<option>`. The "
-        "default keeps the bytes (Connect's default is SimpleHeaderConverter: set it to get "
-        "Connect's header values).",
-    )
-    .define(
-        MAX_POLL_RECORDS,
-        ConfigType.INT,
-        500,
-        Range.at_least(1),
-        "low",
-        "The most records one `put` call receives.",
-    )
-).merge(ERRORS_CONFIG)
+    .merge(TAKEOVER_CONFIG)
+    .merge(ERRORS_CONFIG)
+)
 
 CONVERTER_OPTIONS = ("key.converter", "value.converter", "header.converter")
 
@@ -161,10 +156,18 @@ def _messages(option: str, error: ConfigError) -> Problems:
 
 
 def sink_config_problems(options: Mapping[str, Any] | DataSourceOptions) -> Problems:
-    """Every problem of a sink writer's options by option name: `kafka.bootstrap.servers`, the
-    framework's options, each converter and its options, `transforms`/`predicates` (each
-    transformation and predicate configured, then closed) and `errors.*`. References to config
-    providers are resolved; the connector's own options are its `validate`'s business."""
+    """Every problem of a sink writer's options by option name (`check_sink_options`)."""
+    return check_sink_options(options)[1]
+
+
+def check_sink_options(
+    options: Mapping[str, Any] | DataSourceOptions,
+) -> tuple[SinkOptions | None, Problems]:
+    """The one parse of a sink writer's options: the parsed options, or None and every problem
+    by option name: `kafka.bootstrap.servers`, the framework's options, each converter and its
+    options, `transforms`/`predicates` (each transformation and predicate configured, then
+    closed) and `errors.*`. References to config providers are resolved for the check, and
+    kept in what is returned; the connector's own options are its `validate`'s business."""
     from spark_eos_connect.runtime.config.connect_options import alias_case_problems
     from spark_eos_connect.transforms import parse_transform_chain, transform_config_problems
 
@@ -214,7 +217,22 @@ def sink_config_problems(options: Mapping[str, Any] | DataSourceOptions) -> Prob
             parse_transform_chain(resolved).close()
         except ConfigError as error:
             _add(problems, _messages(TRANSFORMS, error))
-    return problems
+    if problems:
+        return None, problems
+    connector_props = {k: str(v) for k, v in props.items() if k not in SINK_FRAMEWORK_CONFIG}
+    for key in ("name", "connector.class", "tasks.max"):  # references stay references
+        raw = props.get(key)
+        connector_props[key] = str(raw) if has_reference(raw) else str(values[key])
+    parsed = SinkOptions(
+        values,
+        connector_props,
+        read.kafka,
+        ErrorPolicy.from_values(values["name"], values),
+        providers,
+        converter_options(props),
+        transform_options(props),
+    )
+    return parsed, {}
 
 
 SPARK_WRITER_OPTIONS = frozenset({"checkpointlocation", "path", "queryname"})
@@ -248,25 +266,8 @@ def unknown_sink_options(
 
 def parse_sink_options(options: Mapping[str, Any] | DataSourceOptions) -> SinkOptions:
     """Parse `writeStream.format("eosconnect")` options for a sink connector; raises one
-    `InvalidConfigError` listing every problem (`sink_config_problems`)."""
-    read = DataSourceOptions.read(options)
-    problems = sink_config_problems(read)
-    if problems:
+    `InvalidConfigError` listing every problem (`check_sink_options`)."""
+    parsed, problems = check_sink_options(options)
+    if parsed is None:
         raise InvalidConfigError(problems)
-    kafka, providers, rest = read.kafka, read.checked_providers(), read.props
-    framework = {k: v for k, v in rest.items() if k in SINK_FRAMEWORK_CONFIG}
-    values = SINK_FRAMEWORK_CONFIG.parse(providers.resolve(framework))
-    props = {k: str(v) for k, v in rest.items() if k not in SINK_FRAMEWORK_CONFIG}
-    for key in ("name", "connector.class", "tasks.max"):  # references stay references
-        raw = rest.get(key)
-        props[key] = str(raw) if has_reference(raw) else str(values[key])
-    errors = ErrorPolicy.from_options(values["name"], rest)
-    return SinkOptions(
-        values,
-        props,
-        kafka,
-        errors,
-        providers,
-        converter_options(rest),
-        transform_options(rest),
-    )
+    return parsed

@@ -192,6 +192,20 @@ WORKER_CONFIG = (
     )
 )
 
+TAKEOVER = "takeover"
+TAKEOVER_CONFIG = ConfigDef().define(
+    TAKEOVER,
+    ConfigType.BOOLEAN,
+    False,
+    None,
+    "low",
+    "Take the connector over from another driver whose query still runs it (that query "
+    "is fenced and stops). Without it such a start is refused; a driver that crashed is "
+    "taken over without it once its liveness lapses (`runtime.liveness`).",
+)
+"""`takeover`, about one run of a query rather than the connector: read by source and sink
+queries alike (`CONNECTOR_FRAMEWORK_CONFIG`, `sink.options.SINK_FRAMEWORK_CONFIG`)."""
+
 CONNECTOR_FRAMEWORK_CONFIG = (
     ConfigDef()
     .define(
@@ -265,17 +279,7 @@ CONNECTOR_FRAMEWORK_CONFIG = (
         "low",
         "`maxPollDurationMs`: how long a task polls within one micro-batch at most.",
     )
-    .define(
-        "takeover",
-        ConfigType.BOOLEAN,
-        False,
-        None,
-        "low",
-        "Take the connector over from another driver whose query still runs it (that query "
-        "is fenced and stops). Without it such a start is refused; a driver that crashed is "
-        "taken over without it once its liveness lapses (`runtime.liveness`).",
-    )
-)
+).merge(TAKEOVER_CONFIG)
 
 FRAMEWORK_CONFIG = WORKER_CONFIG.merge(CONNECTOR_FRAMEWORK_CONFIG)
 
