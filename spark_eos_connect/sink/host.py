@@ -4,10 +4,10 @@
 `KafkaSinkInput`: a range consumer kept for the task's life (`kafka.range_reader.RangeReader`)
 and the consumer group's committed offsets. So a sink's records go from Kafka to the task
 without crossing Spark's JVM; Spark carries only each task's ranges and its result. A task
-that fails reports FAILED with its trace in the status topic (RUNNING when one starts) and is
-closed and dropped (the host closes its service), as is one whose plan or
-generation changed; the host closes it too when no micro-batch came for `HOST_IDLE_S` (the
-query stopped, or the connector is paused or stopped) or its executor is gone.
+that fails reports FAILED with its trace in the status topic (RUNNING when one starts;
+`runtime.task_status`) and is closed and dropped (the host closes its service), as is one whose
+plan or generation changed; the host closes it too when no micro-batch came for `HOST_IDLE_S`
+(the query stopped, or the connector is paused or stopped) or its executor is gone.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from spark_eos_connect.protocol.sink_groups import TP
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime import task_host
 from spark_eos_connect.runtime.task_host import Reply
+from spark_eos_connect.runtime.task_status import TaskStatusReporter
 from spark_eos_connect.sink.live_task import LiveSinkTask, SinkBatch, SinkTaskResult
 from spark_eos_connect.sink.plan import SinkTaskPlan
 from spark_eos_connect.sink.rows import RecordChunk
-from spark_eos_connect.sink.task_status import report_sink_task_status
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,11 @@ class KafkaSinkInput:
     def close(self) -> None:
         """Close the consumer."""
         self.reader.close()
+
+
+def status_reporter(plan: SinkTaskPlan) -> TaskStatusReporter:
+    """Where `plan`'s tasks report their status (`runtime.task_status`, as source tasks do)."""
+    return TaskStatusReporter(plan.connector, plan.status_topic, plan.kafka, plan.providers)
 
 
 def host_identity(plan: SinkTaskPlan, task: int) -> str:
@@ -113,7 +118,8 @@ class SinkTaskService:
             result = live.run_batch(batch)
         except BaseException:
             self._await_running_report()  # FAILED must be the task's last status
-            report_sink_task_status(plan, batch.task, StatusState.FAILED, traceback.format_exc())
+            failed = traceback.format_exc()
+            status_reporter(plan).report(batch.task, StatusState.FAILED, failed)
             raise
         log.info(
             "batch %s: task %d put %d records in %.3f s (%s task)",
@@ -132,8 +138,8 @@ class SinkTaskService:
         self.live = LiveSinkTask(plan, batch, source)
         self._await_running_report()
         self.running_report = threading.Thread(
-            target=report_sink_task_status,
-            args=(plan, batch.task, StatusState.RUNNING),
+            target=status_reporter(plan).report,
+            args=(batch.task, StatusState.RUNNING),
             name=f"sink-task-{batch.task}-status",
             daemon=True,
         )

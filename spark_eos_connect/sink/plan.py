@@ -55,7 +55,7 @@ class SinkTaskPlan:
     hooks: CommitHooks = NO_HOOKS
     """The driver's commit hooks (none in production; `testing.faults` in crash tests)."""
     status_topic: str = "eosconnect-status"
-    """Where the tasks report their status (`status.storage.topic`; `sink.task_status`)."""
+    """Where the tasks report their status (`status.storage.topic`; `runtime.task_status`)."""
 
     @property
     def group_id(self) -> str:

@@ -5,7 +5,8 @@ The host stops its task when a plan no longer matches it, when it fails, or when
 away (idle, or its executor gone). A task that fails is dropped. When Spark runs its micro-batch
 again (`attempt` > 0), here or on another executor, the fresh task finds in the offsets topic
 what an earlier attempt committed, if one did, and emits those rows (`source.replay`); once such
-a retry succeeds, the host writes the task's RUNNING status over the FAILED one the failure left.
+a retry succeeds, the host writes the task's RUNNING status over the FAILED one the failure left
+(`runtime.task_status`, as sink tasks report).
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ import pyarrow as pa
 from spark_eos_connect.kafka.producers import ProducerFencedError
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime import task_host
-from spark_eos_connect.runtime.lifecycle.leadership import worker_id
 from spark_eos_connect.runtime.task_host import Reply
+from spark_eos_connect.runtime.task_status import TaskStatusReporter
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.source.task_loop import BatchResult, LiveSourceTask
 
@@ -53,22 +54,12 @@ def run_on_host(
 # -- host side ---------------------------------------------------------------------------------
 
 
-def report_task_status(
-    kafka: Mapping[str, Any], plan: SourceTaskPlan, state: StatusState, trace: str | None = None
-) -> None:
-    """Best effort: the task's state (and trace) in the status topic (Connect's format)."""
-    if not plan.status_topic:
-        return
-    from spark_eos_connect.storage.status_store import KafkaStatusStore
-
-    try:
-        store = KafkaStatusStore(plan.providers.resolve(kafka, prefix="kafka."), plan.status_topic)
-        store.put_task_status(
-            plan.connector, plan.task, state, worker_id(), plan.status_generation, trace
-        )
-        store.close()
-    except Exception as error:  # the task's own outcome is what must surface
-        log.warning("could not record task %d as %s: %s", plan.task, state.value, error)
+def status_reporter(kafka: Mapping[str, Any], plan: SourceTaskPlan) -> TaskStatusReporter:
+    """Where `plan`'s task reports its status (`runtime.task_status`), with the generation the
+    driver writes."""
+    return TaskStatusReporter(
+        plan.connector, plan.status_topic, dict(kafka), plan.providers, plan.status_generation
+    )
 
 
 class SourceTaskService:
@@ -96,7 +87,8 @@ class SourceTaskService:
             raise  # the Spark task went away, or the task was fenced (its driver stopped it, or
             # a newer generation runs): not a failure of the task's own to report
         except BaseException:
-            report_task_status(kafka, plan, StatusState.FAILED, traceback.format_exc())
+            failed = traceback.format_exc()
+            status_reporter(kafka, plan).report(plan.task, StatusState.FAILED, failed)
             raise
         if result.replayed:
             log.info(
@@ -115,7 +107,7 @@ class SourceTaskService:
                 "kept" if result.reused else "fresh",
             )
         if request.get("attempt", 0) > 0:  # an earlier attempt failed, and most likely said so
-            report_task_status(kafka, plan, StatusState.RUNNING)
+            status_reporter(kafka, plan).report(plan.task, StatusState.RUNNING)
         return result
 
     def _run(

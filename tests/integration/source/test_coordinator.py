@@ -223,7 +223,7 @@ def test_status_topic_shows_the_running_connector_and_a_failed_task_until_it_run
     bootstrap_servers: str,
     read_committed: Callable[..., list[Any]],
 ) -> None:
-    from spark_eos_connect.source.host import report_task_status
+    from spark_eos_connect.source.host import status_reporter
 
     coordinator = connector(tasks=2)
     name = coordinator.config.name
@@ -237,7 +237,7 @@ def test_status_topic_shows_the_running_connector_and_a_failed_task_until_it_run
         }
 
     kafka = {"bootstrap.servers": bootstrap_servers}
-    report_task_status(kafka, plan, StatusState.FAILED, "Traceback: boom")
+    status_reporter(kafka, plan).report(plan.task, StatusState.FAILED, "Traceback: boom")
 
     failed = latest()
     assert failed[f"status-connector-{name}"]["state"] == "RUNNING"
@@ -250,7 +250,7 @@ def test_status_topic_shows_the_running_connector_and_a_failed_task_until_it_run
     }
     assert list(failed[f"status-connector-{name}"]) == ["state", "trace", "worker_id", "generation"]
 
-    report_task_status(kafka, plan, StatusState.RUNNING)  # a Spark retry of the task succeeded
+    status_reporter(kafka, plan).report(plan.task, StatusState.RUNNING)  # a Spark retry of the task succeeded
 
     running = latest()[f"status-task-{name}-0"]
     assert (running["state"], running["trace"]) == ("RUNNING", None)
