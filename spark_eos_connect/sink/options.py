@@ -36,63 +36,61 @@ from spark_eos_connect.sink.kafka_input import READER_CONFIG
 MAX_POLL_RECORDS = "consumer.override.max.poll.records"
 
 SINK_FRAMEWORK_CONFIG = (
-    (
-        ConfigDef()
-        .define("name", ConfigType.STRING, importance="high", doc="Unique connector name.")
-        .define(
-            "connector.class",
-            ConfigType.STRING,
-            importance="high",
-            doc="The sink connector: a dotted Python path or a shipped short name.",
-        )
-        .define(
-            "tasks.max",
-            ConfigType.INT,
-            1,
-            Range.at_least(1),
-            "high",
-            "The number of sink tasks, as in Connect: the Kafka reader given the same options "
-            "(`connector.class` among them) plans min(tasks.max, partitions) Spark tasks, the "
-            "subscribed partitions dealt to them in turn; Spark task i runs the connector's task "
-            "config i (i mod their number if it returns fewer).",
-        )
-        .define(
-            "key.converter",
-            ConfigType.STRING,
-            "ByteArrayConverter",
-            None,
-            "medium",
-            "Turns key bytes into record keys and `key_schema`: a Kafka Connect converter by class "
-            "or short name (ByteArrayConverter, StringConverter, JsonConverter, LongConverter, ...); "
-            "its options are `key.converter.<option>`, e.g. `key.converter.schemas.enable`.",
-        )
-        .define(
-            "value.converter",
-            ConfigType.STRING,
-            "ByteArrayConverter",
-            None,
-            "medium",
-            "Turns value bytes into record values and `value_schema`, as `key.converter` does; "
-            "options `value.converter.<option>`.",
-        )
-        .define(
-            "header.converter",
-            ConfigType.STRING,
-            "ByteArrayConverter",
-            None,
-            "low",
-            "Turns header bytes into header values; options `header.converter.<option>`. The "
-            "default keeps the bytes (Connect's default is SimpleHeaderConverter: set it to get "
-            "Connect's header values).",
-        )
-        .define(
-            MAX_POLL_RECORDS,
-            ConfigType.INT,
-            500,
-            Range.at_least(1),
-            "low",
-            "The most records one `put` call receives.",
-        )
+    ConfigDef()
+    .define("name", ConfigType.STRING, importance="high", doc="Unique connector name.")
+    .define(
+        "connector.class",
+        ConfigType.STRING,
+        importance="high",
+        doc="The sink connector: a dotted Python path or a shipped short name.",
+    )
+    .define(
+        "tasks.max",
+        ConfigType.INT,
+        1,
+        Range.at_least(1),
+        "high",
+        "The number of sink tasks, as in Connect: the Kafka reader given the same options "
+        "(`connector.class` among them) plans min(tasks.max, partitions) Spark tasks, the "
+        "subscribed partitions dealt to them in turn; Spark task i runs the connector's task "
+        "config i (i mod their number if it returns fewer).",
+    )
+    .define(
+        "key.converter",
+        ConfigType.STRING,
+        "ByteArrayConverter",
+        None,
+        "medium",
+        "Turns key bytes into record keys and `key_schema`: a Kafka Connect converter by class "
+        "or short name (ByteArrayConverter, StringConverter, JsonConverter, LongConverter, ...); "
+        "its options are `key.converter.<option>`, e.g. `key.converter.schemas.enable`.",
+    )
+    .define(
+        "value.converter",
+        ConfigType.STRING,
+        "ByteArrayConverter",
+        None,
+        "medium",
+        "Turns value bytes into record values and `value_schema`, as `key.converter` does; "
+        "options `value.converter.<option>`.",
+    )
+    .define(
+        "header.converter",
+        ConfigType.STRING,
+        "ByteArrayConverter",
+        None,
+        "low",
+        "Turns header bytes into header values; options `header.converter.<option>`. The "
+        "default keeps the bytes (Connect's default is SimpleHeaderConverter: set it to get "
+        "Connect's header values).",
+    )
+    .define(
+        MAX_POLL_RECORDS,
+        ConfigType.INT,
+        500,
+        Range.at_least(1),
+        "low",
+        "The most records one `put` call receives.",
     )
     .merge(TAKEOVER_CONFIG)
     .merge(ERRORS_CONFIG)

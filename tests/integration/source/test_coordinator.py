@@ -250,7 +250,8 @@ def test_status_topic_shows_the_running_connector_and_a_failed_task_until_it_run
     }
     assert list(failed[f"status-connector-{name}"]) == ["state", "trace", "worker_id", "generation"]
 
-    status_reporter(kafka, plan).report(plan.task, StatusState.RUNNING)  # a Spark retry of the task succeeded
+    # a Spark retry of the task succeeded
+    status_reporter(kafka, plan).report(plan.task, StatusState.RUNNING)
 
     running = latest()[f"status-task-{name}-0"]
     assert (running["state"], running["trace"]) == ("RUNNING", None)
