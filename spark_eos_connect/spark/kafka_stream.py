@@ -8,7 +8,12 @@ group's offsets (`sink.lifecycle`). Executor side: `read()` reads one range with
 read_committed consumer and yields Arrow batches (rows as in `KAFKA_ROW_DDL`). For a sink
 connector run by `SinkTask`s the stream carries no records: each sink task's input partition
 yields its assigned ranges (`SINK_RANGE_DDL`), and the writer's task reads them itself on the
-task's host (`sink.host`), so the records never cross Spark's JVM.
+task's host (`sink.host`), so the records never cross Spark's JVM. Such a stream's schema
+carries the reader's options to the writer (`spark.reader_options`).
+
+The options are read once (`parse_kafka_stream`), each with its definition: the reader's own,
+the sink connector's worker settings (`sink.lifecycle`), and `tasks.max` and `takeover` as the
+sink writer parses them (`sink.options`), so a value the writer would refuse is refused here.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pyarrow as pa
@@ -28,10 +33,12 @@ from pyspark.sql.streaming.datasource import (
     SupportsTriggerAvailableNow,
 )
 
+from spark_eos_connect.api.config import ConfigDef
 from spark_eos_connect.kafka.clients import ensure_reachable
 from spark_eos_connect.kafka.security import authenticates
 from spark_eos_connect.runtime.config.config_references import ConfigProviders
-from spark_eos_connect.runtime.config.option_keys import lowered
+from spark_eos_connect.runtime.config.framework_config import TAKEOVER, TAKEOVER_CONFIG
+from spark_eos_connect.runtime.config.options import DataSourceOptions
 from spark_eos_connect.sink.kafka_input import (
     TP,
     KafkaMetadata,
@@ -97,33 +104,65 @@ def runs_sink_tasks(connector_class: str) -> bool:
     return not getattr(cls, FOREACH_BATCH_HINT, None)
 
 
-def sink_tasks(options: Mapping[str, Any]) -> int | None:
+def _parsed(read: DataSourceOptions, definitions: ConfigDef, name: str) -> Any:
+    """Option `name` parsed with its definition in `definitions`, references resolved; raises
+    `InvalidConfigError` naming the option."""
+    given = {name: read.props[name]} if name in read.props else {}
+    definition = ConfigDef([definitions.keys[name]])
+    return definition.parse(read.checked_providers().resolve(given))[name]
+
+
+def sink_tasks(options: Mapping[str, Any] | DataSourceOptions) -> int | None:
     """`tasks.max` when the options name a sink `connector.class` run by `SinkTask`s, else
-    None. A value that is not a positive number is left to the writer to refuse (None)."""
-    given = lowered(options)
-    connector = given.get("connector.class")
+    None; a value the writer would refuse is refused here."""
+    read = DataSourceOptions.read(options)
+    connector = read.get("connector.class")
     if not connector or not runs_sink_tasks(str(connector)):
         return None
-    raw = given.get("tasks.max", 1)
-    try:
-        tasks = int(str(raw).strip())
-    except ValueError:
-        log.warning("tasks.max=%r is no number: one Spark task per topic partition", raw)
-        return None
-    return tasks if tasks >= 1 else None
+    from spark_eos_connect.sink.options import SINK_FRAMEWORK_CONFIG
+
+    return int(_parsed(read, SINK_FRAMEWORK_CONFIG, "tasks.max"))
+
+
+@dataclass(frozen=True)
+class KafkaStreamConfig:
+    """A Kafka stream reader's options, read once (`parse_kafka_stream`)."""
+
+    reader: KafkaReaderConfig
+    """The topics, where to start, the read limit, the Kafka client settings."""
+    lifecycle: SinkLifecycleConfig | None
+    """The sink connector `name` the stream follows; None without a `name`."""
+    sink_tasks: int | None
+    """The number of sink tasks a micro-batch is planned for (`sink_tasks`); None: one Spark
+    task per topic partition with records."""
+
+
+def parse_kafka_stream(options: Mapping[str, Any] | DataSourceOptions) -> KafkaStreamConfig:
+    """Parse the options of `readStream.format("eosconnect").option("topics", ...)` with the
+    definitions of the reader (`READER_CONFIG`), of the connector's worker
+    (`sink.lifecycle`) and of the sink writer (`tasks.max`, `takeover`); raises `ConfigError`
+    naming the option."""
+    read = DataSourceOptions.read(options)
+    reader = parse_reader_options(read)
+    lifecycle = parse_sink_lifecycle(read)
+    takeover = bool(_parsed(read, TAKEOVER_CONFIG, TAKEOVER))
+    if lifecycle is not None:
+        lifecycle = replace(lifecycle, takeover=takeover)
+    return KafkaStreamConfig(reader, lifecycle, sink_tasks(read))
 
 
 class EosConnectKafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """Micro-batches of Kafka records; Spark's offsets are `{"topic": {"partition": offset}}`
     (plus the reserved keys of `sink.lifecycle` for a named sink connector)."""
 
-    def __init__(self, options: Mapping[str, Any]) -> None:
-        self.config: KafkaReaderConfig = parse_reader_options(options)
-        self._lifecycle_config: SinkLifecycleConfig | None = parse_sink_lifecycle(options)
+    def __init__(self, options: Mapping[str, Any] | DataSourceOptions) -> None:
+        parsed = parse_kafka_stream(options)
+        self.config: KafkaReaderConfig = parsed.reader
+        self._lifecycle_config: SinkLifecycleConfig | None = parsed.lifecycle
         self._lifecycle: SinkLifecycle | None = None
         self._metadata: KafkaMetadata | None = None
         self._available_now: dict[TP, int] | None = None
-        self._sink_tasks = sink_tasks(options)
+        self._sink_tasks = parsed.sink_tasks
         self._run = uuid.uuid4().hex
         """This run of the query (a reader lives for one): its sink tasks are its own."""
 

@@ -177,18 +177,6 @@ def test_sink_tasks_are_at_most_one_per_partition_and_may_have_nothing_to_read()
     assert assign_ranges([], [], 3) == []
 
 
-def test_sink_tasks_come_from_tasks_max_only_with_a_connector_class() -> None:
-    from spark_eos_connect.spark.kafka_stream import sink_tasks
-
-    assert sink_tasks({"topics": "t"}) is None
-    assert sink_tasks({"topics": "t", "connector.class": "FileStreamSink"}) == 1
-    assert sink_tasks({"connector.class": "FileStreamSink", "TASKS.MAX": "3"}) == 3
-    assert sink_tasks({"connector.class": "FileStreamSink", "tasks.max": "${env:N}"}) is None
-    # DeltaSink runs through foreachBatch on the driver: no sink tasks to plan for
-    assert sink_tasks({"connector.class": "DeltaSink", "tasks.max": "1"}) is None
-    assert sink_tasks({"connector.class": "no.such.Connector"}) is None
-
-
 class ListingAdmin:
     """An AdminClient whose cluster holds `topics` (name to partition count)."""
 
