@@ -50,10 +50,10 @@ SINK_FRAMEWORK_CONFIG = (
         1,
         Range.at_least(1),
         "high",
-        "The number of sink tasks, as in Connect: the Kafka reader given the same options "
-        "(`connector.class` among them) plans min(tasks.max, partitions) Spark tasks, the "
-        "subscribed partitions dealt to them in turn; Spark task i runs the connector's task "
-        "config i (i mod their number if it returns fewer).",
+        "The number of sink tasks, as in Connect: the `eosconnect` reader given the connector's "
+        "options (`connector.class` among them; the writer takes them) plans min(tasks.max, "
+        "partitions) Spark tasks, the subscribed partitions dealt to them in turn; Spark task "
+        "i runs the connector's task config i (i mod their number if it returns fewer).",
     )
     .define(
         "key.converter",

@@ -1,8 +1,10 @@
 """The `eosconnect` Spark data source (driver-side entry point).
 
 Reading: `topics`/`topics.regex` without a source `connector.class` reads Kafka topics; otherwise
-a source connector's records. Writing: a sink `connector.class` runs a sink connector's tasks;
-otherwise the rows of a source connector are written to Kafka exactly once.
+a source connector's records. Writing: a sink `connector.class` runs a sink connector's tasks
+(the reader's options, which a sink stream's schema carries, count as the writer's:
+`spark.reader_options`); otherwise the rows of a source connector are written to Kafka exactly
+once.
 
 A source connector's whole config is checked when the stream is defined (`load()` asks for the
 schema): every problem is raised at once, before anything is written
@@ -69,15 +71,19 @@ class EosConnectDataSource(DataSource):
         sink sides."""
         return DataSourceOptions.read(self.options)
 
-    def schema(self) -> str:
+    def schema(self) -> StructType | str:
         """Kafka records (`topics` given; a sink connector's ranges when its `connector.class`
-        is given too) or a source connector's committed records; a source
-        connector's options are validated here, so that `load()` refuses a bad config."""
+        is given too, carrying the reader's options to the writer: `spark.reader_options`) or
+        a source connector's committed records; a source connector's options are validated
+        here, so that `load()` refuses a bad config."""
         if reads_kafka(self.read_options):
-            from spark_eos_connect.sink.kafka_input import KAFKA_ROW_DDL, SINK_RANGE_DDL
+            from spark_eos_connect.sink.kafka_input import KAFKA_ROW_DDL, SINK_RANGE_SCHEMA
             from spark_eos_connect.spark.kafka_stream import sink_tasks
+            from spark_eos_connect.spark.reader_options import sink_range_schema
 
-            return KAFKA_ROW_DDL if sink_tasks(self.read_options) is None else SINK_RANGE_DDL
+            if sink_tasks(self.read_options) is None:
+                return KAFKA_ROW_DDL
+            return sink_range_schema(SINK_RANGE_SCHEMA, self.read_options)
         from spark_eos_connect.source.records import COMMITTED_ROW_DDL
 
         if _kind_or_none(self.read_options) not in (None, "sink"):
@@ -103,12 +109,17 @@ class EosConnectDataSource(DataSource):
         return EosConnectSourceStreamReader(self.read_options)
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
-        """Driver: a sink connector's tasks, or a source connector's rows into Kafka."""
+        """Driver: a sink connector's tasks, or a source connector's rows into Kafka. A sink
+        connector's options are the reader's, which the stream's `schema` carries, completed
+        with the writer's own (`spark.reader_options`)."""
         settle_heap()  # in a Python worker Spark runs again each micro-batch
-        if connector_kind(self.read_options) == "sink":
+        from spark_eos_connect.spark.reader_options import writer_options
+
+        options = writer_options(self.read_options, schema)
+        if connector_kind(options) == "sink":
             from spark_eos_connect.spark.sink_writer import EosConnectSinkStreamWriter
 
-            return EosConnectSinkStreamWriter(self.read_options, schema)
+            return EosConnectSinkStreamWriter(options, schema)
         from spark_eos_connect.spark.source_writer import EosConnectSourceStreamWriter
 
-        return EosConnectSourceStreamWriter(self.read_options)
+        return EosConnectSourceStreamWriter(options)

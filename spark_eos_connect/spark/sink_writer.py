@@ -1,6 +1,7 @@
 """`writeStream.format("eosconnect")` with a sink `connector.class`: Connect's sink tasks in Spark.
 
-Driver side: the writer checks the options and the row schema and plans the tasks once.
+Driver side: the writer checks the options (the reader's, which the stream's schema carries,
+completed with its own: `spark.reader_options`) and the row schema and plans the tasks once.
 Executor side: `write()` runs one micro-batch of one sink task on the task's host
 (`sink.host`): the rows it gets from the `eosconnect` reader are the task's assigned ranges,
 and the task, kept alive there between micro-batches, reads their records from Kafka itself.
@@ -58,10 +59,10 @@ def check_row_schema(schema: StructType) -> None:
     if tuple(schema.fieldNames()) != REQUIRED_COLUMNS:
         raise ConfigError(
             "a sink connector's stream is the eosconnect reader's with the connector's options: "
-            "spark.readStream.format('eosconnect').options(**options).load() with the same "
-            "connector.class, name and topics as the writer (its rows are each sink task's "
-            f"offset ranges, columns {', '.join(REQUIRED_COLUMNS)}; the tasks read the records "
-            f"themselves); got columns {', '.join(schema.fieldNames())}"
+            "spark.readStream.format('eosconnect').options(**options).load(), whose options "
+            "the writer takes (its rows are each sink task's offset ranges, columns "
+            f"{', '.join(REQUIRED_COLUMNS)}; the tasks read the records themselves); got "
+            f"columns {', '.join(schema.fieldNames())}"
         )
 
 

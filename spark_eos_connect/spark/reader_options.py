@@ -1,0 +1,96 @@
+"""A sink query's reader options, carried to its writer through the stream's schema.
+
+A sink connector's query reads with `spark.readStream.format("eosconnect")` and writes with
+`writeStream.format("eosconnect")`: two data sources that Spark creates apart, in different
+Python processes on the driver, whose one common thing is the stream's schema. So the reader's
+`schema()` puts its options (JSON) in the metadata of the stream's first column
+(`sink_range_schema`), Spark hands the writer that schema, and `writer_options` completes the
+writer's own options with them: the connector's options are given once, to the reader.
+
+Options given to both must agree (`with_reader_options`): one given with two values, or one the
+reader plans the stream with (`name`, `connector.class`, `tasks.max`, `topics`,
+`topics.regex`) given to the writer alone, is refused naming the option (never its value: it
+may be a secret). The options are as visible as the schema's JSON (`df.schema.json()`; Spark's
+plans and logs print column names only): give secrets as `${provider:...}` references
+(`runtime.config.config_references`), as everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql.types import DataType, IntegerType, LongType, StringType, StructField, StructType
+
+from spark_eos_connect.api.config import InvalidConfigError
+from spark_eos_connect.runtime.config.options import DataSourceOptions
+
+READER_OPTIONS = "eosconnect.reader.options"
+"""The field metadata key holding the reader's options (a JSON object of strings)."""
+
+PLANNED_BY_THE_READER = ("name", "connector.class", "tasks.max", "topics", "topics.regex")
+"""Options the reader plans a sink stream with: the writer cannot take them alone."""
+
+_SPARK_TYPES: dict[pa.DataType, DataType] = {
+    pa.int32(): IntegerType(),
+    pa.int64(): LongType(),
+    pa.string(): StringType(),
+}
+
+
+def sink_range_schema(arrow: pa.Schema, options: DataSourceOptions) -> StructType:
+    """The Spark schema of `arrow` (a sink stream's columns), its first column carrying the
+    reader's `options` in its metadata."""
+    carried = json.dumps({k: str(v) for k, v in sorted(options.given.items())})
+    return StructType(
+        [
+            StructField(
+                field.name,
+                _SPARK_TYPES[field.type],
+                nullable=True,
+                metadata={READER_OPTIONS: carried} if index == 0 else None,
+            )
+            for index, field in enumerate(arrow)
+        ]
+    )
+
+
+def stream_reader_options(schema: StructType) -> dict[str, str]:
+    """The reader's options a stream's schema carries; {} for a stream that carries none."""
+    for field in schema.fields:
+        carried = (field.metadata or {}).get(READER_OPTIONS)
+        if carried:
+            return {str(k): str(v) for k, v in json.loads(carried).items()}
+    return {}
+
+
+def with_reader_options(reader: Mapping[str, Any], writer: Mapping[str, Any]) -> dict[str, Any]:
+    """The writer's options (names lower-case) completed with the reader's; raises one
+    `InvalidConfigError` naming every option given to both with different values, and every
+    option the reader plans with given to the writer alone."""
+    problems: dict[str, list[str]] = {}
+    for name, value in sorted(writer.items()):
+        if name in reader and str(reader[name]) != str(value):
+            problems[name] = [
+                f"Option {name} is given to the reader and to the writer with different "
+                "values: the writer takes the reader's options; give it to the reader alone"
+            ]
+        elif name not in reader and name in PLANNED_BY_THE_READER:
+            problems[name] = [
+                f"Option {name} is given to the writer alone: the reader plans the stream with "
+                "it; give it to the reader (the writer takes the reader's options)"
+            ]
+    if problems:
+        raise InvalidConfigError(problems)
+    return {**reader, **writer}
+
+
+def writer_options(writer: DataSourceOptions, schema: StructType) -> DataSourceOptions:
+    """The options of the `eosconnect` writer of a stream with `schema`: its own, completed
+    with the reader's that the schema carries (`with_reader_options`)."""
+    reader = stream_reader_options(schema)
+    if not reader:
+        return writer
+    return DataSourceOptions.read(with_reader_options(reader, writer.given))
