@@ -19,10 +19,13 @@ from confluent_kafka import Producer
 from spark_eos_connect.kafka.clients import ConsumedRecord, admin_client, ensure_topic, read_to_end
 from spark_eos_connect.runtime.commit_hooks import HOOKS_ENV
 from spark_eos_connect.testing import BrokerProcess
+from spark_eos_connect.testing.fast_jvm import use_fast_start_jvms
 from spark_eos_connect.testing.faults import FAULT_ENV, MARKER_ENV, job_environment
 from spark_eos_connect.testing.postgres import PostgresCluster, PostgresDatabase
 
 EXTERNAL_BOOTSTRAP_ENV = "EOSCONNECT_TEST_BOOTSTRAP_SERVERS"
+
+use_fast_start_jvms(os.environ)  # every Spark JVM of the run, and the jobs' and scripts' too
 
 
 @pytest.fixture(scope="session")

@@ -23,7 +23,6 @@ pytestmark = pytest.mark.integration
 
 RECORDS = 800
 PER_TRIGGER = 200  # offsets per micro-batch: about five batches, the crashes in batches 0-2
-FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"  # short runs: start fast, skip the C2 JIT
 CRASHES = (
     ("put@0", "before_group_commit@1", "during_group_commit@2")
     if full_run()
@@ -67,7 +66,7 @@ def test_killed_kafka_to_delta_restarts_with_each_record_exactly_once(
         "--name", name, "--topics", topic, "--path", str(table),
         "--value-schema", "id INT", "--max-records-per-trigger", str(PER_TRIGGER),
         "--bootstrap-servers", bootstrap_servers, "--checkpoint", str(checkpoint),
-        "--until-idle", "--timeout", "240", "--conf", f"spark.driver.extraJavaOptions={FAST_JVM}",
+        "--until-idle", "--timeout", "240",
     ]  # fmt: skip
 
     for point in CRASHES:

@@ -37,7 +37,6 @@ NOTE_SCHEMA = {
     **ID_SCHEMA,
     "fields": [*ID_SCHEMA["fields"], {"field": "note", "type": "string", "optional": True}],
 }
-FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 QUICK_IDLE = "spark.sql.streaming.noDataProgressEventInterval=1000"
 """Spark reports a trigger without new data after 1 s, not 10: `--until-idle` ends sooner."""
 
@@ -270,7 +269,7 @@ def test_killed_kafka_to_postgres_restarts_with_each_record_exactly_once(
         "--name", name, "--connector-class", "PostgresSink", "--topics", topic,
         "--max-records-per-trigger", str(PER_TRIGGER), "--bootstrap-servers", bootstrap_servers,
         "--checkpoint", str(checkpoint), "--until-idle", "--timeout", "240",
-        "--conf", f"spark.driver.extraJavaOptions={FAST_JVM}", "--conf", QUICK_IDLE,
+        "--conf", QUICK_IDLE,
         *(f"--option={key}={value}" for key, value in options.items()),
         *second_sink_args(f"{name}-up", upsert_topic, upsert_checkpoint),
     ]  # fmt: skip
