@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from spark_eos_connect.api.config import HIDDEN, ConfigDef, ConfigType
 from spark_eos_connect.connectors.file_stream import SOURCE_CONFIG_DEF, FileStreamSourceConnector
 from spark_eos_connect.herder import Herder, WorkerSettings
-from spark_eos_connect.herder.secrets import SECRET_NAMES
+from spark_eos_connect.runtime.config.secret_names import SECRET_NAMES
 
 pytestmark = pytest.mark.integration
 

@@ -101,3 +101,28 @@ def test_a_sink_writer_given_another_value_is_refused_naming_the_option(tmp_path
         writing.streamWriter(schema, overwrite=False)
 
     assert set(caught.value.problems) == {"tasks.max"}
+
+
+def test_a_plain_secret_travels_by_name_alone_and_a_reference_travels_whole() -> None:
+    reference = "${file:/etc/kafka.properties:password}"
+    read = DataSourceOptions.read(
+        {"name": "n", "kafka.sasl.password": "hunter2", "connection.password": reference}
+    )
+    schema = sink_range_schema(SINK_RANGE_SCHEMA, read)
+
+    assert "hunter2" not in schema.json()
+    carried = stream_reader_options(StructType.fromJson(schema.jsonValue()))
+    assert carried == {"name": "n", "kafka.sasl.password": None, "connection.password": reference}
+
+
+def test_a_withheld_secret_is_the_writers_to_give_and_its_absence_is_named() -> None:
+    reader = {"name": "n", "kafka.sasl.password": None}
+
+    merged = with_reader_options(reader, {"kafka.sasl.password": "hunter2"})
+    with pytest.raises(InvalidConfigError) as refused:
+        with_reader_options(reader, {"checkpointlocation": "/ck"})
+
+    assert merged == {"name": "n", "kafka.sasl.password": "hunter2"}
+    assert "kafka.sasl.password is a secret the reader was given in plain text" in str(
+        refused.value
+    )

@@ -15,7 +15,7 @@ from spark_eos_connect.connectors.file_stream import (
     FileStreamSourceConnector,
 )
 from spark_eos_connect.herder.plugins import Plugins
-from spark_eos_connect.herder.secrets import SECRET_NAMES, is_secret, masked
+from spark_eos_connect.runtime.config.secret_names import SECRET_NAMES, is_secret, masked
 
 PREFIXES = [
     "",
