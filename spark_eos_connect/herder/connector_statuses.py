@@ -29,7 +29,7 @@ from spark_eos_connect.herder.without_query import (
 from spark_eos_connect.ports import StatusStore
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.protocol.status_records import StatusRecord, StatusSnapshot, StatusState
-from spark_eos_connect.runtime.liveness import as_seen_now
+from spark_eos_connect.runtime.lifecycle.liveness import as_seen_now
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ a herder, in any state but UNASSIGNED (which a query writes when it stops).
 from __future__ import annotations
 
 from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
-from spark_eos_connect.runtime.liveness import HERDER_WORKER_SUFFIX
+from spark_eos_connect.runtime.lifecycle.liveness import HERDER_WORKER_SUFFIX
 
 __all__ = ["HERDER_WORKER_SUFFIX", "is_herder", "owned_config_message", "query_owner"]
 

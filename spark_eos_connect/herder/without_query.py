@@ -27,7 +27,7 @@ from dataclasses import replace
 from spark_eos_connect.herder.ownership import is_herder
 from spark_eos_connect.protocol.config_records import TargetState
 from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
-from spark_eos_connect.runtime.liveness import OWNING_STATES
+from spark_eos_connect.runtime.lifecycle.liveness import OWNING_STATES
 
 STATE_WITHOUT_QUERY = {
     TargetState.STARTED: StatusState.UNASSIGNED,

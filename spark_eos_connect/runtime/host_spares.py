@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from spark_eos_connect.runtime.liveness import pid_alive
+from spark_eos_connect.runtime.lifecycle.liveness import pid_alive
 
 log = logging.getLogger(__name__)
 

@@ -4,8 +4,9 @@ Source and sink tasks report through the one `TaskStatusReporter`: FAILED with i
 a micro-batch of the task fails; RUNNING when a sink task starts (`sink.host`, as Connect
 reports a task once its `start` returned) and when a Spark retry of a failed source task's
 micro-batch succeeds (`source.host`). The query's driver writes the connector's status and,
-leaving, keeps a FAILED task FAILED (`runtime.leaving`). Reporting is best effort: the task's
-own outcome is what must surface, so a failure to write is logged, not raised.
+leaving, keeps a FAILED task FAILED (`runtime.lifecycle.connector_owner`). Reporting is best
+effort: the task's own outcome is what must surface, so a failure to write is logged, not
+raised.
 """
 
 from __future__ import annotations

@@ -17,11 +17,12 @@ up to two reserved keys (a topic name cannot contain `$`):
   empty task set), so a different offset means a stop this stream has not caught up with, also
   one that happened while the query was not running.
 
-The driver owns the connector as a source driver does (`runtime.liveness`): it refuses to start
-while another live driver runs it, unless `takeover=true`, takes a silent one over once its
-liveness lapses, and re-writes its RUNNING or PAUSED status every `HEARTBEAT_S` while it runs.
+The driver owns the connector as a source driver does, through the same
+`runtime.lifecycle.connector_owner`: it refuses to start while another live driver runs it,
+unless `takeover=true`, takes a silent one over once its liveness lapses, and re-writes its
+RUNNING or PAUSED status every `HEARTBEAT_S` while it runs, stopping once a driver took it over.
 When the query ends it reports the connector UNASSIGNED, or FAILED when a task failed for good
-(`runtime.leaving`; the tasks report themselves through `sink.task_status`).
+(the tasks report themselves through `runtime.task_status`).
 """
 
 from __future__ import annotations
@@ -35,21 +36,19 @@ from typing import Any
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.ports import ConfigStore, StatusStore
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
-from spark_eos_connect.protocol.status_records import StatusSnapshot, StatusState
-from spark_eos_connect.runtime import liveness
 from spark_eos_connect.runtime.config.config_references import ConfigProviders, is_provider_option
 from spark_eos_connect.runtime.config.framework_config import (
     WORKER_CONFIG,
     InternalTopicSettings,
 )
 from spark_eos_connect.runtime.config.options import DataSourceOptions
-from spark_eos_connect.runtime.leaving import leaving_state
-from spark_eos_connect.runtime.lifecycle.connector_lifecycle import (
-    RUNNING_STATES,
+from spark_eos_connect.runtime.lifecycle.connector_owner import (
+    HEARTBEAT_S,
     STATE_CHECK_INTERVAL_S,
+    ConnectorOwner,
+    target_state,
 )
 from spark_eos_connect.runtime.lifecycle.leadership import LEADER_ATTEMPTS, worker_id
-from spark_eos_connect.runtime.liveness import HEARTBEAT_S, OWNING_STATES, Heartbeat, other_owner
 from spark_eos_connect.sink.kafka_input import (
     READER_CONFIG,
     TP,
@@ -157,7 +156,7 @@ def connector_view(snapshot: ClusterConfigSnapshot, name: str) -> ConnectorView:
     """The connector's view; an unknown connector is STARTED (nothing tells it otherwise)."""
     return ConnectorView(
         exists=snapshot.contains(name),
-        state=snapshot.target_state(name) or TargetState.STARTED,
+        state=target_state(snapshot, name),
         tasks_commit=snapshot.latest_commit_offset(name),
         generation=snapshot.generation(name),
     )
@@ -286,7 +285,7 @@ class SinkLifecycle:
         **clock: Any,
     ) -> None:
         """`stores`: the config and status stores (default: the Kafka topics of `config`);
-        `clock`: `liveness.claim`'s `now_ms`, `sleep` and `alive` (tests)."""
+        `clock`: `ConnectorOwner.claim`'s `now_ms`, `sleep` and `alive` (tests)."""
         self.config = config
         if config.connector_config is not None:  # a bad reference fails before the write
             config.providers.resolve(config.connector_config)
@@ -294,14 +293,12 @@ class SinkLifecycle:
         self._view: ConnectorView | None = None
         self._checked_at = 0.0
         self._stop_seen = False
-        self._reported: StatusState | None = None
-        self._epoch = 0
-        self.taken_over: str | None = None
-        """The driver that took the connector over (`takeover=true`) while this one ran it."""
+        self.owner = ConnectorOwner(config.name, self.statuses, config.takeover, worker_id())
+        """This driver as the connector's owner in the status topic."""
         self.claim(**clock)
         if config.connector_config is not None:
             register_connector(self.configs, config.name, config.connector_config)
-        self._heartbeat = Heartbeat(self.beat, heartbeat_s).start()
+        self.owner.start_heartbeat(heartbeat_s)
 
     @staticmethod
     def _kafka_stores(config: SinkLifecycleConfig) -> tuple[ConfigStore, StatusStore]:
@@ -316,51 +313,22 @@ class SinkLifecycle:
         )
         return configs, statuses
 
+    @property
+    def taken_over(self) -> str | None:
+        """The driver that took the connector over (`takeover=true`) while this one ran it."""
+        return self.owner.taken_over_by
+
     def claim(self, **clock: Any) -> None:
         """Refuse to start while another live driver runs the connector, unless `takeover`
-        (`liveness.claim`; `clock`: its `now_ms`, `sleep`, `alive` in tests); then clear the
-        task statuses an earlier run left (a failure is reported against this run's tasks)."""
-        name, me = self.config.name, worker_id()
-        read: list[StatusSnapshot] = []
-
-        def owner() -> liveness.Owner | None:
-            read.append(self.statuses.read_to_end())
-            snapshot = read[-1]
-            return other_owner(
-                snapshot.connector_status(name), snapshot.connector_written_at(name), me
-            )
-
-        liveness.claim(name, self.config.takeover, owner, **clock)
-        snapshot = read[-1]  # the claim's last read of the status topic (it reads at least once)
-        prior = snapshot.connector_status(name)
-        self._epoch = 0 if prior is None else prior.generation + 1  # above the previous owner's
-        for task in snapshot.task_statuses(name):
-            self.statuses.delete_task_status(name, task)
-
-    def _generation(self, view: ConnectorView) -> int:
-        """The status records' generation: above every earlier driver's (its claim's epoch),
-        so a driver that took this one over is told from one that merely still beats."""
-        return max(view.generation, self._epoch)
+        (`ConnectorOwner.claim`, which also clears the task statuses an earlier run left;
+        `clock`: its `now_ms`, `sleep`, `alive` in tests)."""
+        self.owner.claim(**clock)
 
     def beat(self) -> None:
         """Re-write the connector's RUNNING or PAUSED status: this driver is alive; unless a
-        driver that started later took the connector over (its status of a higher generation):
-        then this query stops at its next micro-batch (`view`)."""
-        state, view = self._reported, self._view
-        if state not in OWNING_STATES or view is None or self.taken_over is not None:
-            return
-        name, mine = self.config.name, self._generation(view)
-        latest = self.statuses.read_to_end().connector_status(name)
-        if (
-            latest is not None
-            and latest.worker_id != worker_id()
-            and latest.state in OWNING_STATES
-            and latest.generation > mine
-        ):
-            self.taken_over = latest.worker_id
-            log.warning("connector %s: driver %s took it over; stopping", name, latest.worker_id)
-            return
-        self.statuses.put_connector_status(name, state, worker_id(), mine)
+        driver that started later took the connector over (`ConnectorOwner.beat`): then this
+        query stops at its next micro-batch (`view`)."""
+        self.owner.beat()
 
     def view(self, force: bool = False) -> ConnectorView:
         """The connector's view, re-read at most every `STATE_CHECK_INTERVAL_S` unless forced.
@@ -380,7 +348,7 @@ class SinkLifecycle:
         if view.state is TargetState.STOPPED:
             self._stop_seen = True
         if view.exists:
-            self._report(RUNNING_STATES[view.state], self._generation(view))
+            self.owner.follow(view.state, view.generation)
         self._view = view
         return view
 
@@ -395,29 +363,10 @@ class SinkLifecycle:
 
     def close(self) -> None:
         """The query stops: a running connector is no longer assigned to anyone, its running
-        tasks neither; FAILED, with the failed tasks kept, when a task failed for good."""
-        self._heartbeat.stop()
-        if self._reported in OWNING_STATES and self._view is not None and not self.taken_over:
-            name, generation = self.config.name, self._generation(self._view)
-            tasks = self.statuses.read_to_end().task_statuses(name)
-            state, trace, failed = leaving_state(name, tasks)
-            self._report(state, generation, trace)
-            for task, record in tasks.items():
-                if task not in failed and record.state in OWNING_STATES:
-                    self.statuses.put_task_status(
-                        name, task, StatusState.UNASSIGNED, worker_id(), generation
-                    )
-        self.statuses.close()
-
-    def _report(self, state: StatusState, generation: int, trace: str | None = None) -> None:
-        """Write the connector's state to the status topic once per change (failures logged)."""
-        if state is self._reported:
-            return
+        tasks neither; FAILED, with the failed tasks kept, when a task failed for good
+        (`ConnectorOwner.leave`; its tasks report under generation 0, so any failure counts:
+        the claim cleared an earlier run's)."""
         try:
-            self.statuses.put_connector_status(
-                self.config.name, state, worker_id(), generation, trace
-            )
-        except EosConnectError as error:
-            log.warning("could not report %s as %s: %s", self.config.name, state, error)
-            return
-        self._reported = state
+            self.owner.leave()
+        finally:
+            self.statuses.close()

@@ -27,28 +27,20 @@ from spark_eos_connect.plugins.connectors import resolve_connector_class
 from spark_eos_connect.plugins.loader import class_path
 from spark_eos_connect.ports import ConfigStore, ConfigWriter, StatusStore
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
-from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
-from spark_eos_connect.runtime import commit_hooks, liveness
+from spark_eos_connect.protocol.status_records import StatusState
+from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.runtime.config.config_references import reverse_transform
-from spark_eos_connect.runtime.leaving import leaving_state
-from spark_eos_connect.runtime.lifecycle.connector_lifecycle import (
+from spark_eos_connect.runtime.lifecycle.connector_lifecycle import ConnectorPhase, ManagedConnector
+from spark_eos_connect.runtime.lifecycle.connector_owner import (
     RUNNING_STATES,
     STATE_CHECK_INTERVAL_S,
-    ConnectorPhase,
-    ManagedConnector,
+    ConnectorOwner,
+    target_state,
 )
-from spark_eos_connect.runtime.lifecycle.leadership import begin_generation, worker_id
-from spark_eos_connect.runtime.liveness import (
-    HEARTBEAT_S,
-    OWNING_STATES,
-    Heartbeat,
-    Owner,
-    other_owner,
-    pid_alive,
-)
-from spark_eos_connect.runtime.liveness import (
+from spark_eos_connect.runtime.lifecycle.connector_owner import (
     ConnectorInUseError as ConnectorInUseError,  # raised by claim; importable from here
 )
+from spark_eos_connect.runtime.lifecycle.leadership import begin_generation
 from spark_eos_connect.source.config import SourcePipelineConfig, record_options
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.storage.config_store import config_store_for
@@ -236,7 +228,6 @@ class SourceCoordinator:
         """`props`: the connector's options with references resolved."""
         self.config = config
         self.config_store = stores.config_store
-        self.status_store = stores.status_store
         self.primary_view = stores.primary_view
         self.global_view = stores.global_view
         self.primary_partitions = stores.primary_partitions
@@ -245,17 +236,25 @@ class SourceCoordinator:
         self.leader: ConfigWriter | None = None
         self.generation_commit_offset: int | None = None
         self.generation_active = False
-        self.generation = 0
         self.state: TargetState | None = None
-        self.reported: tuple[StatusState, StatusState | None, str | None] | None = None
+        self._tasks_reported: tuple[StatusState | None, int, int] | None = None
         self._restart_requests_seen = False
         self._restart_offset: int | None = None
         self._checked_at = 0.0
-        self.taken_over = False
-        """Another driver leads the connector now, or it was deleted."""
-        self.heartbeat: Heartbeat | None = None
-        self._stopping = False
+        self._replaced = False
+        self.owner = ConnectorOwner(config.name, stores.status_store, config.takeover)
+        """This driver as the connector's owner in the status topic."""
         self.connector = ManagedConnector(connector_class, dict(props), config.tasks_max)
+
+    @property
+    def generation(self) -> int:
+        """The generation of this driver's status records (`ConnectorOwner.generation`)."""
+        return self.owner.generation
+
+    @property
+    def taken_over(self) -> bool:
+        """Another driver leads the connector now, or it was deleted."""
+        return self._replaced or self.owner.taken_over_by is not None
 
     @classmethod
     def open(cls, config: SourcePipelineConfig) -> SourceCoordinator:
@@ -275,43 +274,26 @@ class SourceCoordinator:
         coordinator = cls(config, CoordinatorStores.in_kafka(config, kafka), connector_class, props)
         coordinator.claim()
         coordinator.start()
-        coordinator.heartbeat = Heartbeat(coordinator.beat, HEARTBEAT_S).start()
+        coordinator.owner.start_heartbeat()
         return coordinator
 
-    def claim(
-        self,
-        now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
-        sleep: Callable[[float], None] = time.sleep,
-        alive: Callable[[int], bool] = pid_alive,
-    ) -> None:
-        """Make sure no other driver that is alive runs the connector (`liveness.claim`):
-        refused with `ConnectorInUseError` while one does, unless `takeover=true`."""
-        me = worker_id()
-        liveness.claim(
-            self.config.name, self.config.takeover, lambda: self._owner(me), now_ms, sleep, alive
-        )
-
-    def _owner(self, me: str) -> Owner | None:
-        snapshot = self.status_store.read_to_end()
-        name = self.config.name
-        return other_owner(snapshot.connector_status(name), snapshot.connector_written_at(name), me)
+    def claim(self, **clock: Any) -> None:
+        """Make sure no other driver that is alive runs the connector (`ConnectorOwner.claim`;
+        `clock`: its `now_ms`, `sleep`, `alive` in tests): refused with `ConnectorInUseError`
+        while one does, unless `takeover=true`."""
+        self.owner.claim(**clock)
 
     def beat(self) -> None:
-        """Re-write the connector's RUNNING or PAUSED status: this driver is alive."""
-        reported = self.reported
-        if self.taken_over or self._stopping or reported is None:
-            return
-        state, _, trace = reported
-        if state in OWNING_STATES:
-            self.status_store.put_connector_status(
-                self.config.name, state, worker_id(), self.generation, trace
-            )
+        """Re-write the connector's RUNNING or PAUSED status: this driver is alive
+        (`ConnectorOwner.beat`, which also notices a driver that took the connector over)."""
+        self.owner.beat()
 
     def start(self) -> None:
         """Start the connector, claim the config topic's leadership (fencing a zombie leader
         before the first read) and follow the connector's target state."""
         if not self.connector.start():
-            self.report_status(StatusState.FAILED, None, self.connector.trace)
+            self.owner.report(StatusState.FAILED, self.connector.trace)
+            self.owner.report_tasks(0, None, self.config.tasks_max)
             raise ConnectorFailedError(
                 f"connector {self.config.name} failed to start:\n{self.connector.trace}"
             )
@@ -337,7 +319,7 @@ class SourceCoordinator:
             leader=self.leader,
         )
         self.generation_commit_offset = snapshot.latest_commit_offset(config.name)
-        self.generation = snapshot.generation(config.name)
+        self.owner.config_generation = snapshot.generation(config.name)
         self.generation_active = True
 
     def refresh_target_state(self, force: bool = False) -> TargetState:
@@ -347,16 +329,23 @@ class SourceCoordinator:
         and STARTED leads a new generation of its tasks; a restart request restarts the
         connector (a FAILED one only, if asked so); an error the connector reports makes it
         FAILED while its tasks keep running, as in Connect. A newer generation that this driver
-        did not write means another driver took the connector over.
+        did not write, or a newer driver's status (`ConnectorOwner.beat`), means another driver
+        took the connector over.
         """
+        if self.owner.taken_over_by is not None:
+            raise ConnectorTakenOverError(
+                f"connector {self.config.name} was taken over by driver "
+                f"{self.owner.taken_over_by} (takeover=true): this query stops; the other one "
+                "runs the connector"
+            )
         if not force and time.monotonic() - self._checked_at < STATE_CHECK_INTERVAL_S:
             return self.state or TargetState.STARTED
         self._checked_at = time.monotonic()
         name = self.config.name
         snapshot = self.config_store.read_to_end()
-        state = snapshot.target_state(name) or TargetState.STARTED
+        state = target_state(snapshot, name)
         if self.generation_commit_offset is not None and not snapshot.contains(name):
-            self.taken_over = True
+            self._replaced = True
             raise ConnectorTakenOverError(f"connector {name} was deleted from the config topic")
         self.connector.check_reported_error()
         self._follow_restart_requests(snapshot, state)
@@ -393,7 +382,7 @@ class SourceCoordinator:
         latest = snapshot.latest_commit_offset(name)
         if self.generation_active and latest != self.generation_commit_offset:
             if snapshot.committed_task_count(name) != 0:
-                self.taken_over = True
+                self._replaced = True
                 raise ConnectorTakenOverError(
                     f"a newer generation of connector {name} was started by another driver "
                     "(this query is a zombie and stops; its tasks are fenced)"
@@ -412,26 +401,15 @@ class SourceCoordinator:
             self.start_generation()
 
     def _report(self, state: TargetState) -> None:
-        """Write the connector's and its tasks' states when they changed."""
+        """Write the connector's state (FAILED with its trace when it failed) and its tasks'
+        (tombstones while no generation of them is active) when they changed."""
         failed = self.connector.phase is ConnectorPhase.FAILED
-        connector_state = StatusState.FAILED if failed else RUNNING_STATES[state]
+        self.owner.follow(state, failure=self.connector.trace if failed else None)
         task_state = RUNNING_STATES[state] if self.generation_active else None
-        reported = (connector_state, task_state, self.connector.trace)
-        if reported != self.reported:
-            self.reported = reported
-            self.report_status(connector_state, task_state, self.connector.trace)
-
-    def report_status(
-        self, state: StatusState, task_state: StatusState | None, trace: str | None = None
-    ) -> None:
-        """Write the connector's state, and its tasks' (tombstones when `task_state` is None)."""
-        name, me = self.config.name, worker_id()
-        self.status_store.put_connector_status(name, state, me, self.generation, trace)
-        for task in range(self.config.tasks_max):
-            if task_state is not None and task < len(self.task_configs):
-                self.status_store.put_task_status(name, task, task_state, me, self.generation)
-            else:
-                self.status_store.delete_task_status(name, task)
+        tasks = (task_state, self.generation, len(self.task_configs))
+        if tasks != self._tasks_reported:
+            self._tasks_reported = tasks
+            self.owner.report_tasks(len(self.task_configs), task_state, self.config.tasks_max)
 
     def committed_offsets(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """The connector's committed offsets; a dedicated topic's take precedence (KIP-618)."""
@@ -500,15 +478,13 @@ class SourceCoordinator:
         connector and its tasks UNASSIGNED (a FAILED connector keeps its trace; a STOPPED one
         stays STOPPED), as a Connect worker does when it leaves; after a task failed for good
         (its FAILED status the latest) the connector FAILED and that task kept FAILED
-        (`runtime.leaving`).
+        (`ConnectorOwner.leave`).
 
         A batch the stop interrupted may have left a task's transaction open until the
         broker's `transaction.timeout.ms`: fencing the tasks' producers aborts it now. Not when
         another driver leads the connector (`still_leading`): its producers must not be fenced.
         """
-        self._stopping = True
-        if self.heartbeat is not None:
-            self.heartbeat.stop()
+        self.owner.stop_heartbeat()
         failed = self.connector.phase is ConnectorPhase.FAILED
         trace = self.connector.trace
         tasks = len(self.task_configs)
@@ -518,13 +494,8 @@ class SourceCoordinator:
             if leading and self.generation_active and self.config.exactly_once:
                 for task in range(self.config.tasks_max):
                     self._fence_task(task)
-            if leading and self.state in (TargetState.STARTED, TargetState.PAUSED):
-                state, tasks_trace, kept = leaving_state(
-                    self.config.name, self._task_statuses(), self.generation
-                )
-                if failed:
-                    state, tasks_trace = StatusState.FAILED, trace
-                self._report_leaving(state, tasks_trace, tasks, kept)
+            if leading:  # its tasks report this driver's generation
+                self.owner.leave(trace if failed else None, tasks, of_this_generation=True)
         finally:
             if self.leader is not None:
                 self.leader.close()
@@ -532,30 +503,6 @@ class SourceCoordinator:
             self.primary_view.close()
             if self.global_view is not None:
                 self.global_view.close()
-
-    def _task_statuses(self) -> dict[int, StatusRecord]:
-        """The tasks' latest statuses (none when the status topic cannot be read)."""
-        try:
-            return self.status_store.read_to_end().task_statuses(self.config.name)
-        except EosConnectError as error:
-            log.warning(
-                "connector %s: could not read its tasks' statuses: %s", self.config.name, error
-            )
-            return {}
-
-    def _report_leaving(
-        self, state: StatusState, trace: str | None, tasks: int, failed: Mapping[int, Any]
-    ) -> None:
-        """The connector's last status from this driver; its `tasks` tasks UNASSIGNED, but for
-        the `failed` ones, which keep their FAILED status and trace."""
-        name, me = self.config.name, worker_id()
-        self.status_store.put_connector_status(name, state, me, self.generation, trace)
-        for task in range(tasks):
-            if task in failed:
-                continue
-            self.status_store.put_task_status(
-                name, task, StatusState.UNASSIGNED, me, self.generation
-            )
 
     def still_leading(self) -> bool:
         """Whether the connector's latest generation in the config topic is this driver's (or

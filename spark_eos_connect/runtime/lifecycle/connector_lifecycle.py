@@ -4,7 +4,8 @@
 and turns what goes wrong into Connect's states instead of exceptions: a connector whose `start`
 raises, or which reports an error from a background thread through `ConnectorContext.raise_error`,
 is FAILED (its trace is kept for the status topic); a connector whose `stop` raises is still
-STOPPED. No I/O here: the coordinator decides when to call what and writes the statuses.
+STOPPED. No I/O here: the coordinator decides when to call what, and `connector_owner` writes
+the statuses.
 """
 
 from __future__ import annotations
@@ -16,19 +17,8 @@ import traceback
 from collections.abc import Callable, Mapping
 
 from spark_eos_connect.api.source import SourceConnector
-from spark_eos_connect.protocol.config_records import TargetState
-from spark_eos_connect.protocol.status_records import StatusState
 
 log = logging.getLogger(__name__)
-
-STATE_CHECK_INTERVAL_S = 0.5
-"""How often a running query re-reads its connector's target state from the config topic."""
-RUNNING_STATES = {
-    TargetState.STARTED: StatusState.RUNNING,
-    TargetState.PAUSED: StatusState.PAUSED,
-    TargetState.STOPPED: StatusState.STOPPED,
-}
-"""The status a connector and its tasks report in each target state (while not failed)."""
 
 
 class ConnectorPhase(enum.Enum):

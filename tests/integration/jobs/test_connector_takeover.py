@@ -14,7 +14,7 @@ import pytest
 
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.protocol.status_records import StatusState
-from spark_eos_connect.runtime.liveness import LIVENESS_S
+from spark_eos_connect.runtime.lifecycle.liveness import LIVENESS_S
 from spark_eos_connect.storage.status_store import KafkaStatusStore
 from spark_eos_connect.testing import wait_for
 

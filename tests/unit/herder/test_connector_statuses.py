@@ -3,7 +3,7 @@ heartbeating shows UNASSIGNED (issue 40 item 2); a failed one stays FAILED."""
 
 from __future__ import annotations
 
-from spark_eos_connect.runtime.liveness import LIVENESS_S
+from spark_eos_connect.runtime.lifecycle.liveness import LIVENESS_S
 from tests.unit.herder.memory_cluster import SOURCE, Cluster, add_source
 
 

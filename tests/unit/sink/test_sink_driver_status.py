@@ -11,7 +11,7 @@ import pytest
 
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime.lifecycle.leadership import worker_id
-from spark_eos_connect.runtime.liveness import LIVENESS_S, ConnectorInUseError
+from spark_eos_connect.runtime.lifecycle.liveness import LIVENESS_S, ConnectorInUseError
 from spark_eos_connect.sink.lifecycle import SinkLifecycle, SinkTakenOverError, parse_sink_lifecycle
 from spark_eos_connect.storage.memory import MemoryConfigStore
 from tests.unit.source.test_coordinator_claim import OTHER, Clock, TimedStatuses

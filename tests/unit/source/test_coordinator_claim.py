@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from spark_eos_connect.protocol.status_records import StatusSnapshot, StatusState, StatusWrites
-from spark_eos_connect.runtime.liveness import HEARTBEAT_S, LIVENESS_S
+from spark_eos_connect.runtime.lifecycle.liveness import HEARTBEAT_S, LIVENESS_S
 from spark_eos_connect.source.coordinator import (
     ConnectorInUseError,
     CoordinatorStores,

@@ -1,6 +1,6 @@
 """Whether another driver still runs a connector: the status topic as a liveness record.
 
-A driver leading a source connector re-writes the connector's status record every
+A driver running a connector (source or sink) re-writes the connector's status record every
 `HEARTBEAT_S` (same value: Connect's `{"state","trace","worker_id","generation"}`; the Kafka
 record timestamp carries its age). A driver starting the connector finds the current owner in
 that record: a RUNNING or PAUSED status written by another `worker_id` (`host:pid`).
@@ -11,9 +11,9 @@ that record: a RUNNING or PAUSED status written by another `worker_id` (`host:pi
   once when it ran on this host and its process no longer exists; the new driver waits for
   that rather than failing, then takes over and says so.
 
-Both kinds of driver use this: a source query's coordinator and a sink query's lifecycle
-(`sink.lifecycle`) `claim` the connector when they start and run a `Heartbeat` while they run.
-No I/O here: the drivers read the status topic and pass `claim` a function that does.
+Drivers use this through `connector_owner`, which `claim`s the connector when a query starts and
+runs a `Heartbeat` while it runs; the herder shows statuses through `as_seen_now`. No I/O here:
+the owner reads the status topic and passes `claim` a function that does.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """What a driver reports when its query ends: UNASSIGNED, or FAILED when its tasks failed.
 
-A task that fails reports itself FAILED with its trace (`source.host`, `sink.task_status`); a
+A task that fails reports itself FAILED with its trace (`runtime.task_status`); a
 query whose task failed for good ends with that status the latest. The driver leaving keeps
 it, and reports the connector FAILED too, naming the failed tasks and quoting the first one's
 trace, as Connect's status would show a connector whose work failed; otherwise the connector
-and its tasks become UNASSIGNED, as when a Connect worker leaves. Pure: the drivers read the
-status topic and write what these functions decide.
+and its tasks become UNASSIGNED, as when a Connect worker leaves. Pure: the driver's
+`connector_owner` reads the status topic and writes what these functions decide.
 """
 
 from __future__ import annotations

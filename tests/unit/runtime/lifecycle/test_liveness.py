@@ -1,4 +1,4 @@
-"""`runtime.liveness`: who owns a connector, and when that owner counts as gone."""
+"""`runtime.lifecycle.liveness`: who owns a connector, and when that owner counts as gone."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 import threading
 
 from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
-from spark_eos_connect.runtime.liveness import (
+from spark_eos_connect.runtime.lifecycle.liveness import (
     LIVENESS_S,
     Heartbeat,
     Owner,
