@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from spark_eos_connect.api.sink import TopicPartition
@@ -40,15 +40,23 @@ Record = tuple[bytes, bytes | None]
 """(key, value): a committed record; a None value is a tombstone."""
 
 
+def wall_clock_ms() -> int:
+    """Now, in ms since the epoch (a Kafka record's timestamp)."""
+    return int(time.time() * 1000)
+
+
 class MemoryTopic:
     """The committed records of one topic, in offset order. `append` adds a whole batch at
-    once, as a committed transaction does: a reader sees all of it or none. Thread-safe."""
+    once, as a committed transaction does: a reader sees all of it or none. Thread-safe.
 
-    def __init__(self, name: str = "topic") -> None:
+    `clock` timestamps the records (ms; tests give a fake one to age them)."""
+
+    def __init__(self, name: str = "topic", clock: Callable[[], int] = wall_clock_ms) -> None:
         self.name = name
         self.created = False
         self._records: list[Record] = []
         self._written_at: list[int] = []
+        self._clock = clock
         self._lock = threading.Lock()
 
     def append(self, records: Sequence[Record]) -> None:
@@ -56,7 +64,7 @@ class MemoryTopic:
         with self._lock:
             self.created = True
             self._records.extend(records)
-            self._written_at.extend([int(time.time() * 1000)] * len(records))
+            self._written_at.extend([self._clock()] * len(records))
 
     def written_at(self, position: int) -> int:
         """The timestamp (ms) of the record at offset `position`."""
