@@ -8,7 +8,7 @@ from array import array
 from spark_eos_connect.jvm_tasks.converted import ConvertedRecords, DeliveryReceipts, parse_offsets
 from spark_eos_connect.jvm_tasks.wire import FrameReader
 
-_PARTITIONS, _TIMESTAMPS, _HEADERS, _DROPPED = 1, 2, 4, 8
+_PARTITIONS, _TIMESTAMPS, _HEADERS, _DROPPED, _SCHEMAS = 1, 2, 4, 8, 16
 
 
 def _numbers(reply: FrameReader, code: str, count: int) -> array[int]:
@@ -57,6 +57,9 @@ def read_batch(reply: FrameReader, receipts: DeliveryReceipts | None) -> Convert
             count = reply.i32()
             headers.append([(reply.text() or "", _bytes(reply)) for _ in range(count)])
     pairs = [(reply.text(), reply.text()) for _ in range(reply.i32())]
+    schemas = None
+    if flags & _SCHEMAS:
+        schemas = [(reply.i32(), reply.text() or "") for _ in range(reply.i32())]
     return ConvertedRecords(
         first_seq=first_seq,
         taken=taken,
@@ -69,6 +72,7 @@ def read_batch(reply: FrameReader, receipts: DeliveryReceipts | None) -> Convert
         headers=headers,
         positions=positions,
         receipts=receipts,
+        schemas=schemas,
     )
 
 

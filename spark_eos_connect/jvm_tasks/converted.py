@@ -49,7 +49,9 @@ class ConvertedRecords:
     `n` others are produced; `positions` gives their places among the taken, None when none was
     dropped). `offsets` holds the last source offset of each source partition among all the
     taken records: the task loop submits them with the batch. Records carry sequence numbers
-    from `first_seq`; `receipts`, when set, collects their Kafka metadata.
+    from `first_seq`; `receipts`, when set, collects their Kafka metadata. `schemas` holds the
+    (number, JSON text) of the schemas the batch's handed-over keys or values first use
+    (`stand_ins`), None when there are none.
     """
 
     first_seq: int
@@ -63,6 +65,7 @@ class ConvertedRecords:
     headers: list[list[tuple[str, bytes | None]]] | None = None
     positions: list[int] | None = None
     receipts: DeliveryReceipts | None = field(default=None, repr=False)
+    schemas: list[tuple[int, str]] | None = None
 
     def __len__(self) -> int:
         """The records taken from the task (what the micro-batch's record budget counts)."""
@@ -77,6 +80,24 @@ class ConvertedRecords:
             and self.headers is None
             and self.receipts is None
         )
+
+    def without(self, dropped: set[int]) -> None:
+        """Drop the records at the indexes `dropped` (among the `n` to produce): they are not
+        produced, their offsets still count (as a record a transform dropped)."""
+        if not dropped:
+            return
+        kept = [i for i in range(len(self.topics)) if i not in dropped]
+        positions = self.positions
+        self.positions = [i if positions is None else positions[i] for i in kept]
+        self.topics = [self.topics[i] for i in kept]
+        self.keys = [self.keys[i] for i in kept]
+        self.values = [self.values[i] for i in kept]
+        if self.partitions is not None:
+            self.partitions = [self.partitions[i] for i in kept]
+        if self.timestamps is not None:
+            self.timestamps = [self.timestamps[i] for i in kept]
+        if self.headers is not None:
+            self.headers = [self.headers[i] for i in kept]
 
     def extras(self, index: int, default: DeliveryCallback) -> dict[str, Any]:
         """The producer's keyword arguments for record `index` beyond topic, value and key

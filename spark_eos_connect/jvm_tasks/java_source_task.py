@@ -3,7 +3,9 @@ in this process's JVM task host (`client`).
 
 Executor side. The plan's `extra` names the `plugin.path` and holds the connector's options the
 JVM applies (converters, transforms, `errors.tolerance`); the task config holds Connect's
-`task.class`. Records come back converted (`poll_converted`); `commit()`, which the task loop
+`task.class`. Records come back converted (`poll_converted`; a key or value converter class
+that only this project has is run here on the Connect data the JVM hands over: `stand_ins`);
+`commit()`, which the task loop
 calls after each committed transaction, tells the JVM which records are committed, so the Java
 task gets `commitRecord` for each and then `commit()`. Committed offsets the Java task asks
 for are read from this task's `OffsetStorageReader`.
@@ -22,6 +24,7 @@ from spark_eos_connect.jvm_tasks.converted import (
     DeliveryReceipts,
 )
 from spark_eos_connect.jvm_tasks.errors import JavaPluginError
+from spark_eos_connect.jvm_tasks.stand_ins import STAND_INS, HandedOverColumns
 from spark_eos_connect.jvm_tasks.wire import COMMITTED, POLL, START_TASK, STOP_TASK, FrameWriter
 
 log = logging.getLogger(__name__)
@@ -41,6 +44,7 @@ class JavaSourceTask(ConvertingSourceTask):
         self._host: TaskHostProcess | None = None
         self._java_class = ""
         self._receipts: DeliveryReceipts | None = None
+        self._handed_over: HandedOverColumns | None = None
         self._handed_out = -1
         self._committed = -1
 
@@ -72,10 +76,9 @@ class JavaSourceTask(ConvertingSourceTask):
         options = self.resolve(self.settings.get(CONNECTOR_OPTIONS) or {})
         self._host = shared_host(self.plugin_path)
         request = FrameWriter(START_TASK).text(self._java_class).map(props)
+        request.map({k: str(v) for k, v in options.items()}).texts(STAND_INS)
         try:
-            reply = self._host.call(
-                request.map({k: str(v) for k, v in options.items()}), self._answer_offsets
-            )
+            reply = self._host.call(request, self._answer_offsets)
         except JavaPluginError as error:
             raise JavaPluginError(
                 f"Java source task {self._java_class} from plugin.path {self.plugin_path} "
@@ -83,7 +86,13 @@ class JavaSourceTask(ConvertingSourceTask):
                 error.java_class,
                 error.trace,
             ) from error
-        self._receipts = DeliveryReceipts() if reply.i32() & 1 else None
+        flags = reply.i32()
+        self._receipts = DeliveryReceipts() if flags & 1 else None
+        try:
+            self._handed_over = HandedOverColumns.for_task(flags, options)
+        except Exception:
+            self.stop()
+            raise
         log.info(
             "Java source task %s started in JVM task host pid %d",
             self._java_class,
@@ -107,6 +116,8 @@ class JavaSourceTask(ConvertingSourceTask):
                 error.java_class,
                 error.trace,
             ) from error
+        if self._handed_over is not None:
+            self._handed_over.convert(batch)
         if batch.taken:
             self._handed_out = batch.first_seq + batch.taken - 1
         return batch

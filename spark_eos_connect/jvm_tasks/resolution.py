@@ -8,17 +8,24 @@ found, the name resolves as without `plugin.path`: to a Python connector (the sh
 answer to Connect's class names, e.g. `org.apache.kafka.connect.file.FileStreamSourceConnector`),
 else it is an error naming the class and the folders. An entry that does not exist is an
 error naming it. Without `plugin.path`, no Java plugin ever runs.
+
+A Java connector's converter classes follow the rule of `stand_ins`: the plugins, then the
+JVM task host, then this project's converters of Connect's and Confluent's class names;
+`java_converter_problems` checks them on the driver.
 """
 
 from __future__ import annotations
 
 import logging
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from spark_eos_connect.api.connector import Connector
 from spark_eos_connect.errors import ConnectorNotFoundError
 from spark_eos_connect.jvm_tasks.errors import PluginPathError
+from spark_eos_connect.jvm_tasks.stand_ins import ON_THE_TASK_HOST, STAND_INS
 from spark_eos_connect.plugins.connectors import resolve_connector_class
 from spark_eos_connect.plugins.loader import class_path
 
@@ -128,3 +135,35 @@ def resolve_with_plugin_path(
             f" (plugin.path {entries} does not hold it)" if entries else "",
         )
     return found
+
+
+_CONVERTER_OPTIONS = ("key.converter", "value.converter", "header.converter")
+
+
+def java_converter_problems(
+    problems: Mapping[str, list[str]], props: Mapping[str, Any], plugin_path: str | None
+) -> dict[str, list[str]]:
+    """The converter options' `problems` (this project's check of them) as they stand when
+    `props` name a Java connector: a class this project does not have is fine when `plugin.path`
+    holds it, else a problem naming the option, the class and the folders (driver side)."""
+    checked = {option: list(found) for option, found in problems.items()}
+    try:
+        entries = plugin_path_entries(plugin_path)
+        connector = str(props.get("connector.class") or "").strip()
+        if not entries or not connector or plugin_holding(connector, entries) is None:
+            return checked
+        for option in _CONVERTER_OPTIONS:
+            name = str(props.get(option) or "").strip()
+            stand_ins = () if option == "header.converter" else STAND_INS
+            if not name or name in ON_THE_TASK_HOST or name in stand_ins:
+                continue
+            checked.pop(option, None)
+            if plugin_holding(name, entries) is None:
+                checked[option] = [
+                    f"Converter class {name!r} was found neither in plugin.path {entries} nor "
+                    "on the JVM task host, and this project has no converter of that class "
+                    f"for a Java connector's {option} (it has: {', '.join(stand_ins) or 'none'})"
+                ]
+    except PluginPathError:
+        pass  # the connector's check names the entry
+    return checked

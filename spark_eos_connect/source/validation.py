@@ -179,6 +179,7 @@ def source_config_report(
 ) -> tuple[Problems, list[str]]:
     """(every problem by option, warnings) for a source connector's data source options; with
     problems, the unknown options are problems too, listed first (the likeliest cause)."""
+    from spark_eos_connect.jvm_tasks.resolution import java_converter_problems
     from spark_eos_connect.transforms import transform_config_warnings
 
     problems: Problems = {}
@@ -197,12 +198,19 @@ def source_config_report(
         FRAMEWORK_CONFIG.parse({k: v for k, v in resolved.items() if k in FRAMEWORK_CONFIG})
     except InvalidConfigError as error:
         _add(problems, error.problems)
-    _add(problems, record_conversion_problems(resolved))
+    plugin_path = resolved.get("plugin.path")
+    _add(
+        problems,
+        java_converter_problems(
+            record_conversion_problems(resolved),
+            resolved,
+            None if plugin_path is None else str(plugin_path),
+        ),
+    )
     connector_props = {k: v for k, v in resolved.items() if k not in FRAMEWORK_CONFIG}
     for key in ("name", "connector.class", "tasks.max"):
         if key in resolved:
             connector_props[key] = resolved[key]
-    plugin_path = resolved.get("plugin.path")
     connector = _connector_report(
         connector_props, problems, None if plugin_path is None else str(plugin_path)
     )

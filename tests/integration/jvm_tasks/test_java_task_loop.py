@@ -2,7 +2,9 @@
 loop on the in-memory twins (a real JVM task host, no broker): its lines committed once, the
 offsets-topic records byte for byte those of the Python FileStreamSourceTask, a fresh task
 resuming from the committed offset (which reaches the Java task as a Long), a lost JVM
-failing its batch with nothing of it committed."""
+failing its batch with nothing of it committed; a value converter the plugin path lacks: run
+by this project when it has the class (Confluent's AvroConverter), else the task fails to
+start naming the option, the class and the folder."""
 
 from __future__ import annotations
 
@@ -16,10 +18,16 @@ import pytest
 from spark_eos_connect.jvm import jars
 from spark_eos_connect.jvm_tasks.client import close_hosts
 from spark_eos_connect.jvm_tasks.errors import JavaPluginError
-from spark_eos_connect.jvm_tasks.java_source_task import PLUGIN_PATH, TASK_CLASS, JavaSourceTask
+from spark_eos_connect.jvm_tasks.java_source_task import (
+    CONNECTOR_OPTIONS,
+    PLUGIN_PATH,
+    TASK_CLASS,
+    JavaSourceTask,
+)
 from spark_eos_connect.source.task_loop import BatchResult, LiveSourceTask, run_task_once
 from spark_eos_connect.storage.memory_log import MemoryLog, MemoryTaskClients
 from spark_eos_connect.testing import example_plan
+from spark_eos_connect.testing.schema_registry import SchemaRegistryDouble
 
 OFFSETS = "eosconnect-offsets"
 JAVA_TASK = "org.apache.kafka.connect.file.FileStreamSourceTask"
@@ -159,3 +167,47 @@ def test_a_lost_jvm_fails_the_batch_and_a_fresh_task_resumes_from_the_commit(
     committed = [({"filename": str(file)}, {"position": len("".join(f"{i}\n" for i in range(10)))})]
     run_once(log, plan(file, java=True, lines=10, committed=committed))  # a new JVM is spawned
     assert values(log) == [str(i) for i in range(20)]
+
+
+def with_value_converter(task_plan: Any, **options: str) -> Any:
+    task_plan.extra[CONNECTOR_OPTIONS] = options
+    return task_plan
+
+
+def test_a_converter_only_this_project_has_converts_the_java_tasks_values(
+    tmp_path: Path,
+) -> None:
+    from confluent_kafka.schema_registry import SchemaRegistryClient
+    from confluent_kafka.schema_registry.avro import AvroDeserializer
+    from confluent_kafka.serialization import MessageField, SerializationContext
+
+    file = tmp_path / "lines.txt"
+    file.write_text("one\ntwo\n")
+    log = new_log()
+    with SchemaRegistryDouble() as registry:
+        avro = {
+            "value.converter": "io.confluent.connect.avro.AvroConverter",
+            "value.converter.schema.registry.url": registry.url,
+        }
+        run_once(log, with_value_converter(plan(file, java=True, lines=2), **avro))
+        client = SchemaRegistryClient({"url": registry.url})
+        decode = AvroDeserializer(client)
+        context = SerializationContext("data", MessageField.VALUE)
+        lines = [decode(r.value, context) for r in log.read_committed("data")]
+        assert lines == ["one", "two"]
+        assert client.get_subjects() == ["data-value"]
+
+
+def test_a_converter_neither_the_plugins_nor_this_project_have_fails_the_start(
+    tmp_path: Path,
+) -> None:
+    file = tmp_path / "lines.txt"
+    file.write_text("one\n")
+    unknown = with_value_converter(
+        plan(file, java=True, lines=1), **{"value.converter": "com.example.NoConverter"}
+    )
+    with pytest.raises(JavaPluginError, match="failed to start") as failed:
+        run_once(new_log(), unknown)
+    message = str(failed.value)
+    assert "value.converter=com.example.NoConverter" in message
+    assert str(jars.plugin_path("connect-file")) in message

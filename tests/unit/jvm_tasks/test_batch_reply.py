@@ -82,3 +82,25 @@ def test_producer_arguments_and_receipts_by_sequence_number() -> None:
     # seq = first seq + position among the taken: 40 and 42
     assert receipts.take(41) == [(40, 0, 11)]
     assert receipts.take(42) == [(42, 3, 12)] and receipts.take(99) == []
+
+
+def test_the_schemas_of_handed_over_columns_follow_the_offsets() -> None:
+    out = FrameWriter(BATCH).i64(0).i32(1).i32(1).i32(1).text("t").i32(0).i32(16)
+    out.i32(-1).i32(5).raw(b"\x00\x00\x00\x001")  # key null; value: schema 0, payload 1
+    out.i32(0)  # no offsets
+    out.i32(1).i32(0).text('{"type":"int32","optional":false}')
+    records = read_batch(body(out), None)
+    assert records.values == [b"\x00\x00\x00\x001"]
+    assert records.schemas == [(0, '{"type":"int32","optional":false}')]
+    assert read_batch(body(full_batch()), None).schemas is None
+
+
+def test_dropping_records_keeps_every_column_and_the_positions_aligned() -> None:
+    receipts = DeliveryReceipts()
+    records = read_batch(body(full_batch()), receipts)
+    records.without({0})
+    assert records.topics == ["a"] and records.keys == [b"k2"] and records.values == [None]
+    assert records.positions == [2] and records.partitions == [3] and records.headers == [[]]
+    assert records.timestamps == [1_700_000_000_000] and records.taken == 3
+    records.extras(0, lambda e, m: None)["on_delivery"](None, Message(3, 12))
+    assert receipts.take(99) == [(42, 3, 12)]  # still seq 42

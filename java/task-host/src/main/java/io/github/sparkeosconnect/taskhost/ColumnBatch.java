@@ -85,8 +85,8 @@ final class ColumnBatch {
         n++;
     }
 
-    /** The BATCH frame. */
-    Wire.Out write() {
+    /** The BATCH frame; {@code schemas}: the handed-over schemas numbered for it. */
+    Wire.Out write(List<SchemaTable.Entry> schemas) {
         boolean dropped = n < taken;
         Wire.Out out = new Wire.Out(TaskHostMain.BATCH, 64 + n * 24 + keys.size + values.size);
         out.putLong(firstSeq).putInt(taken).putInt(n);
@@ -96,7 +96,7 @@ final class ColumnBatch {
         }
         ints(out, topicOf);
         out.putInt((anyPartition ? 1 : 0) | (anyTimestamp ? 2 : 0) | (anyHeaders ? 4 : 0)
-                | (dropped ? 8 : 0));
+                | (dropped ? 8 : 0) | (schemas.isEmpty() ? 0 : 16));
         if (dropped) {
             ints(out, positions);
         }
@@ -125,6 +125,12 @@ final class ColumnBatch {
         for (Map.Entry<Map<String, ?>, Map<String, ?>> last : lastOffsets.entrySet()) {
             out.putString(json.write(last.getKey()));
             out.putString(json.write(last.getValue()));
+        }
+        if (!schemas.isEmpty()) {
+            out.putInt(schemas.size());
+            for (SchemaTable.Entry schema : schemas) {
+                out.putInt(schema.id()).putString(schema.json());
+            }
         }
         return out;
     }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -53,6 +54,7 @@ public final class HostedSourceTask {
     private final String taskClass;
     private final Map<String, String> taskConfig;
     private final Map<String, String> connectorConfig;
+    private final Set<String> standIns;
     private final OffsetJson json;
     private final HostedOffsetReader reader;
     private final LinkedBlockingQueue<List<SourceRecord>> polled =
@@ -74,13 +76,16 @@ public final class HostedSourceTask {
     private long nextSeq;
 
     /** A task of {@code taskClass} (found in {@code plugins}) with its task config and its
-     * connector's options (converters, transforms, errors.tolerance). */
+     * connector's options (converters, transforms, errors.tolerance); {@code standIns}: the
+     * converter classes the Python side converts itself ({@link RecordPipeline}). */
     public HostedSourceTask(Plugins plugins, String taskClass, Map<String, String> taskConfig,
-            Map<String, String> connectorConfig, OffsetJson json, HostedOffsetReader.Lookup lookup) {
+            Map<String, String> connectorConfig, Set<String> standIns, OffsetJson json,
+            HostedOffsetReader.Lookup lookup) {
         this.plugins = plugins;
         this.taskClass = taskClass;
         this.taskConfig = Map.copyOf(taskConfig);
         this.connectorConfig = Map.copyOf(connectorConfig);
+        this.standIns = Set.copyOf(standIns);
         this.json = json;
         this.reader = new HostedOffsetReader(json, lookup);
     }
@@ -92,7 +97,7 @@ public final class HostedSourceTask {
         task = Plugins.withLoader(loader, () -> found.type().getDeclaredConstructor().newInstance());
         wantsMetadata = found.type().getMethod("commitRecord", SourceRecord.class,
                 RecordMetadata.class).getDeclaringClass() != SourceTask.class;
-        pipeline = RecordPipeline.create(plugins, connectorConfig, loader);
+        pipeline = RecordPipeline.create(plugins, connectorConfig, loader, standIns);
         metrics = new Metrics();
         PluginMetrics pluginMetrics = new PluginMetricsImpl(metrics, Map.of("task", taskClass));
         SourceTaskContext context = new SourceTaskContext() {
@@ -125,6 +130,12 @@ public final class HostedSourceTask {
      * Kafka metadata. */
     public boolean wantsMetadata() {
         return wantsMetadata;
+    }
+
+    /** START_TASK's reply flags: 1 the task overrides commitRecord, 2 its keys and 4 its
+     * values are handed over to the Python side's converter. */
+    public int startFlags() {
+        return (wantsMetadata ? 1 : 0) | pipeline.handOverFlags();
     }
 
     private void pollLoop() {
@@ -222,7 +233,7 @@ public final class HostedSourceTask {
                     records, sent));
             nextSeq += batch.taken();
         }
-        return batch.write();
+        return batch.write(pipeline.newSchemas());
     }
 
     /**

@@ -52,6 +52,18 @@ public final class Plugins {
         return null;
     }
 
+    /** Whether {@link #load} finds {@code className} (in a plugin or on the host). */
+    public boolean canLoad(String className, ClassLoader preferred) {
+        ClassLoader loader = preferred instanceof PluginClassLoader p && p.holds(className)
+                ? preferred : pluginHolding(className);
+        try {
+            Class.forName(className, false, loader == null ? host : loader);
+            return true;
+        } catch (ClassNotFoundException | LinkageError notFound) {
+            return false;
+        }
+    }
+
     /**
      * The class {@code className} of kind {@code base}: from the plugin that holds it, else
      * from the host ({@code preferred} first when given: the plugin a converter or transform

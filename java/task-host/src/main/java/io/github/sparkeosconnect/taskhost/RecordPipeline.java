@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.connect.header.Header;
@@ -21,6 +23,12 @@ import org.slf4j.LoggerFactory;
  * {@code transforms} chain (with {@code predicates}), then the header, key and value
  * converters. Configured from the connector's options as Connect reads them; a stage that fails
  * drops the record under {@code errors.tolerance=all}, fails the task otherwise.
+ *
+ * <p>A key or value converter class is looked for in the plugins (the connector's own first),
+ * then on the task host; one found in neither but among the classes the Python side converts
+ * itself (its stand-ins, given at START_TASK) becomes a {@link HandOverConverter}, and the
+ * Python side converts that column. Any other is an error naming the option, the class and
+ * the plugin.path.
  */
 public final class RecordPipeline implements Closeable {
 
@@ -37,10 +45,12 @@ public final class RecordPipeline implements Closeable {
     private final HeaderConverter headerConverter;
     private final boolean tolerateAll;
     private final ClassLoader taskLoader;
+    private final SchemaTable handedOver;
 
     private RecordPipeline(List<Stage> stages, List<Predicate<SourceRecord>> predicates,
             Converter keyConverter, Converter valueConverter, HeaderConverter headerConverter,
-            boolean tolerateAll, ClassLoader taskLoader) {
+            boolean tolerateAll, ClassLoader taskLoader, SchemaTable handedOver) {
+        this.handedOver = handedOver;
         this.stages = stages;
         this.predicates = predicates;
         this.keyConverter = keyConverter;
@@ -51,11 +61,21 @@ public final class RecordPipeline implements Closeable {
     }
 
     /** The pipeline {@code config} (the connector's options) describes, classes found in
-     * {@code plugins} ({@code loader}'s plugin first). */
+     * {@code plugins} ({@code loader}'s plugin first); no class is handed over to Python. */
     public static RecordPipeline create(Plugins plugins, Map<String, String> config,
             ClassLoader loader) throws Exception {
-        Converter key = converter(plugins, config, "key.converter", true, loader);
-        Converter value = converter(plugins, config, "value.converter", false, loader);
+        return create(plugins, config, loader, Set.of());
+    }
+
+    /** As {@link #create(Plugins, Map, ClassLoader)}; a key or value converter of a class in
+     * {@code standIns} that neither the plugins nor the host hold is handed over. */
+    public static RecordPipeline create(Plugins plugins, Map<String, String> config,
+            ClassLoader loader, Set<String> standIns) throws Exception {
+        SchemaTable handedOver = new SchemaTable(HandOverConverter.json());
+        Converter key = converter(plugins, config, "key.converter", true, loader,
+                standIns, handedOver);
+        Converter value = converter(plugins, config, "value.converter", false, loader,
+                standIns, handedOver);
         HeaderConverter header = headerConverter(plugins, config, loader);
         Map<String, Predicate<SourceRecord>> predicates = new HashMap<>();
         for (String alias : aliases(config.get("predicates"))) {
@@ -90,7 +110,19 @@ public final class RecordPipeline implements Closeable {
         }
         boolean tolerateAll = "all".equalsIgnoreCase(config.getOrDefault("errors.tolerance", "none"));
         return new RecordPipeline(stages, new ArrayList<>(predicates.values()), key, value, header,
-                tolerateAll, loader);
+                tolerateAll, loader, handedOver);
+    }
+
+    /** Which converted columns are handed over to the Python side: 2 the keys, 4 the values
+     * (START_TASK's reply flags). */
+    public int handOverFlags() {
+        return (keyConverter instanceof HandOverConverter ? 2 : 0)
+                | (valueConverter instanceof HandOverConverter ? 4 : 0);
+    }
+
+    /** The schemas the handed-over columns numbered since the last call. */
+    List<SchemaTable.Entry> newSchemas() {
+        return handedOver.takeNew();
     }
 
     /** What the producer sends for {@code record}; null when a stage dropped it. */
@@ -148,6 +180,7 @@ public final class RecordPipeline implements Closeable {
         closeQuietly(keyConverter::close, "key.converter");
         closeQuietly(valueConverter::close, "value.converter");
         closeQuietly(headerConverter::close, "header.converter");
+        closeQuietly(handedOver.json()::close, "the hand-over's JsonConverter");
     }
 
     private interface Closer {
@@ -163,12 +196,25 @@ public final class RecordPipeline implements Closeable {
     }
 
     private static Converter converter(Plugins plugins, Map<String, String> config, String option,
-            boolean isKey, ClassLoader loader) throws Exception {
+            boolean isKey, ClassLoader loader, Set<String> standIns, SchemaTable handedOver)
+            throws Exception {
         String name = config.get(option);
         if (name == null || name.isBlank()) {
             return new DefaultConverter();
         }
-        Converter converter = (Converter) instance(plugins, name.trim(), Converter.class, loader);
+        String className = name.trim();
+        if (standIns.contains(className) && !plugins.canLoad(className, loader)) {
+            return new HandOverConverter(handedOver);
+        }
+        Converter converter;
+        try {
+            converter = (Converter) instance(plugins, className, Converter.class, loader);
+        } catch (ClassNotFoundException notFound) {
+            String why = plugins.canLoad(className, loader) ? "" : ", and this project has no"
+                    + " converter of that class (it stands in for " + new TreeSet<>(standIns) + ")";
+            throw new ClassNotFoundException(option + "=" + className + ": "
+                    + notFound.getMessage() + why);
+        }
         Map<String, Object> options = withPrefix(config, option + ".");
         options.put("converter.type", isKey ? "key" : "value");
         Plugins.runWithLoader(loader, () -> converter.configure(options, isKey));
@@ -181,8 +227,14 @@ public final class RecordPipeline implements Closeable {
         if (name == null || name.isBlank()) {
             return new DefaultConverter();
         }
-        HeaderConverter converter = (HeaderConverter) instance(plugins, name.trim(),
-                HeaderConverter.class, loader);
+        HeaderConverter converter;
+        try {
+            converter = (HeaderConverter) instance(plugins, name.trim(), HeaderConverter.class,
+                    loader);
+        } catch (ClassNotFoundException notFound) {
+            throw new ClassNotFoundException("header.converter=" + name.trim() + ": "
+                    + notFound.getMessage() + " (header converters have no stand-ins)");
+        }
         Map<String, Object> options = withPrefix(config, "header.converter.");
         options.put("converter.type", "header");
         Plugins.runWithLoader(loader, () -> converter.configure(options));

@@ -13,8 +13,10 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -43,8 +45,9 @@ import org.slf4j.LoggerFactory;
  * <caption>Requests and their replies</caption>
  * <tr><th>kind</th><th>request fields</th><th>reply</th></tr>
  * <tr><td>1 START_TASK</td><td>str task class, map task config, map connector config
- * (converters, transforms, errors.tolerance)</td><td>OK(i32 flags: 1 = the task overrides
- * commitRecord)</td></tr>
+ * (converters, transforms, errors.tolerance), i32 k, k × str converter class the Python side
+ * converts itself (its stand-ins)</td><td>OK(i32 flags: 1 = the task overrides commitRecord,
+ * 2 = keys and 4 = values handed over)</td></tr>
  * <tr><td>2 POLL</td><td>i32 max records, i64 wait ms</td><td>BATCH</td></tr>
  * <tr><td>3 COMMITTED</td><td>i64 through seq, i32 m, m × (i64 seq, i32 Kafka partition, i64
  * Kafka offset)</td><td>OK(i32 0)</td></tr>
@@ -82,8 +85,16 @@ import org.slf4j.LoggerFactory;
  * position among the taken], [1: n × i32 Kafka partition, -1 none], [2: n × i64 timestamp,
  * -1 none], n × i32 key length (-1 null), the keys' bytes, n × i32 value length, the values'
  * bytes, [4: per record i32 h, h × (str name, bytes value)], i32 p, p × (str source partition
- * JSON, str source offset JSON)}: the last offset of each source partition among the taken
- * records, in the order of those records. COMMITTED tells the host that the records up to a
+ * JSON, str source offset JSON), [16: i32 s, s × (i32 schema number, str schema JSON)]}: the
+ * last offset of each source partition among the taken records, in the order of those
+ * records, then the schemas numbered for this batch's handed-over keys and values.
+ *
+ * <p>Hand-over: a key or value converter the plugins and the host lack but START_TASK lists
+ * is the Python side's to run. That column's bytes are then the record's Connect data ({@link
+ * HandOverConverter}): an i32 schema number (-1: none), then the value as Connect's
+ * JsonConverter writes it under that schema without envelope; each schema's JsonConverter
+ * envelope schema comes once, flag 16, in the batch that first numbers it (numbers count from
+ * 0 for each task started). COMMITTED tells the host that the records up to a
  * sequence number (the last of a batch) are committed in Kafka (the Kafka metadata of those
  * sent is given only when the task overrides commitRecord): the task gets {@code commitRecord}
  * for each (when it overrides it; the default does nothing), then {@code commit()}; until
@@ -243,11 +254,18 @@ public final class TaskHostMain {
                 if (task != null) {
                     throw new IllegalStateException("a task is running; STOP_TASK it first");
                 }
-                HostedSourceTask starting = new HostedSourceTask(plugins, request.getString(),
-                        request.getMap(), request.getMap(), json, this::query);
+                String taskClass = request.getString();
+                Map<String, String> taskConfig = request.getMap();
+                Map<String, String> connectorConfig = request.getMap();
+                Set<String> standIns = new HashSet<>();
+                for (int k = request.getInt(); k > 0; k--) {
+                    standIns.add(request.getString());
+                }
+                HostedSourceTask starting = new HostedSourceTask(plugins, taskClass, taskConfig,
+                        connectorConfig, standIns, json, this::query);
                 starting.start();
                 task = starting;
-                return new Wire.Out(OK).putInt(task.wantsMetadata() ? 1 : 0);
+                return new Wire.Out(OK).putInt(task.startFlags());
             }
             case POLL -> {
                 return running().poll(request.getInt(), request.getLong());

@@ -36,7 +36,7 @@ class TaskHostProtocolTest {
 
     /** One decoded BATCH: what the Python side reads of it. */
     record Batch(long firstSeq, int taken, List<String> topics, List<String> values,
-            List<String[]> offsets) {
+            List<String[]> offsets, List<byte[]> rawValues, Map<Integer, String> schemas) {
     }
 
     @BeforeEach
@@ -97,7 +97,7 @@ class TaskHostProtocolTest {
     Wire.In startTask(Path file, String committedOffset) throws IOException {
         Wire.Out start = new Wire.Out(TaskHostMain.START_TASK).putString(TASK)
                 .putMap(Map.of("file", file.toString(), "topic", "lines"))
-                .putMap(Map.of());
+                .putMap(Map.of()).putInt(0);
         this.committedOffset = committedOffset;
         return call(start);
     }
@@ -142,15 +142,23 @@ class TaskHostProtocolTest {
             valueLengths[i] = reply.getInt();
         }
         List<String> values = new ArrayList<>();
+        List<byte[]> rawValues = new ArrayList<>();
         for (int length : valueLengths) {
-            values.add(new String(reply.getRaw(length), StandardCharsets.UTF_8));
+            rawValues.add(reply.getRaw(length));
+            values.add(new String(rawValues.get(rawValues.size() - 1), StandardCharsets.UTF_8));
         }
         assertEquals(0, flags & 4, "no headers");
         List<String[]> offsets = new ArrayList<>();
         for (int p = reply.getInt(); p > 0; p--) {
             offsets.add(new String[] {reply.getString(), reply.getString()});
         }
-        return new Batch(first, taken, topics, values, offsets);
+        Map<Integer, String> schemas = new java.util.TreeMap<>();
+        if ((flags & 16) != 0) {
+            for (int s = reply.getInt(); s > 0; s--) {
+                schemas.put(reply.getInt(), reply.getString());
+            }
+        }
+        return new Batch(first, taken, topics, values, offsets, rawValues, schemas);
     }
 
     static String errorText(Wire.In reply) {
@@ -217,12 +225,52 @@ class TaskHostProtocolTest {
     @Test
     void aClassNotFoundIsAnErrorNamingItAndThePluginPath() throws Exception {
         Wire.In reply = call(new Wire.Out(TaskHostMain.START_TASK).putString("com.example.Nope")
-                .putMap(Map.of()).putMap(Map.of()));
+                .putMap(Map.of()).putMap(Map.of()).putInt(0));
         assertEquals(TaskHostMain.ERROR, reply.kind);
         assertEquals(ClassNotFoundException.class.getName(), reply.getString());
         String message = reply.getString();
         assertTrue(message.contains("com.example.Nope") && message.contains(pluginPath.toString()),
                 message);
+    }
+
+    static final String AVRO = "io.confluent.connect.avro.AvroConverter";
+
+    @Test
+    void aConverterNeitherFoundNorStoodInForIsAnErrorNamingTheOptionClassAndPluginPath()
+            throws Exception {
+        Wire.In reply = call(new Wire.Out(TaskHostMain.START_TASK).putString(TASK)
+                .putMap(Map.of("file", root.resolve("x.txt").toString(), "topic", "lines"))
+                .putMap(Map.of("value.converter", "com.example.NoConverter"))
+                .putInt(1).putString(AVRO));
+        assertEquals(TaskHostMain.ERROR, reply.kind);
+        reply.getString();
+        String message = reply.getString();
+        for (String named : List.of("value.converter=com.example.NoConverter",
+                pluginPath.toString(), AVRO)) {
+            assertTrue(message.contains(named), () -> named + " not in: " + message);
+        }
+    }
+
+    @Test
+    void aStoodInConverterHandsTheConnectDataOverWithEachSchemaOnce() throws Exception {
+        Path file = root.resolve("lines.txt");
+        Files.writeString(file, "zero\none\n");
+        Wire.In started = call(new Wire.Out(TaskHostMain.START_TASK).putString(TASK)
+                .putMap(Map.of("file", file.toString(), "topic", "lines"))
+                .putMap(Map.of("value.converter", AVRO,
+                        "value.converter.schema.registry.url", "http://registry:8081"))
+                .putInt(1).putString(AVRO));
+        assertEquals(TaskHostMain.OK, started.kind, () -> errorText(started));
+        assertEquals(4, started.getInt(), "values handed over, keys not");
+
+        Batch first = poll(1);
+        assertEquals(Map.of(0, "{\"type\":\"string\",\"optional\":false}"), first.schemas());
+        assertEquals("\u0000\u0000\u0000\u0000\"zero\"", first.values().get(0),
+                "schema number 0, then the value as Connect's JsonConverter writes it");
+        Batch second = poll(1);
+        assertEquals(Map.of(), second.schemas(), "a schema goes over once");
+        assertEquals("\u0000\u0000\u0000\u0000\"one\"", second.values().get(0));
+        assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
     }
 
     @Test
@@ -265,7 +313,7 @@ class TaskHostProtocolTest {
     Wire.In startScripted(Class<?> task, Map<String, String> connectorConfig)
             throws IOException {
         return call(new Wire.Out(TaskHostMain.START_TASK).putString(task.getName())
-                .putMap(Map.of()).putMap(connectorConfig));
+                .putMap(Map.of()).putMap(connectorConfig).putInt(0));
     }
 
     @Test
@@ -314,7 +362,7 @@ class TaskHostProtocolTest {
                         "transforms.rename.regex", "lines",
                         "transforms.rename.replacement", "renamed",
                         "value.converter", "org.apache.kafka.connect.json.JsonConverter",
-                        "value.converter.schemas.enable", "false")));
+                        "value.converter.schemas.enable", "false")).putInt(0));
         assertEquals(TaskHostMain.OK, started.kind, () -> errorText(started));
         List<Batch> batches = new ArrayList<>();
         assertEquals(List.of("{\"line\":\"zero\"}", "{\"line\":\"one\"}"),
