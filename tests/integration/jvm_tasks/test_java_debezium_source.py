@@ -1,13 +1,16 @@
 """Debezium 3.6.1.Final's Java PostgresConnector from its plugin folder (which ships its own
 connect-api 4.3.0: the host's must win) as an eosconnect source on a real broker and database:
 the snapshot, then a change streamed, each once under read_committed, with Debezium's offsets
-(its numbers Longs) in the offsets topic. The kill campaigns and the field-by-field comparison
-with a Connect worker are still to come (issue 46)."""
+(its numbers Longs) in the offsets topic. The same connector beside it with Confluent's
+AvroConverter, which the plugin folder lacks (this project's converter stands in), against the
+Schema Registry test double: confluent-kafka's AvroDeserializer reads Debezium's values and keys
+from its topic, equal to JsonConverter's, under Confluent's subject names. The kill campaigns
+and the field-by-field comparison with a Connect worker are still to come (issue 46)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,81 +20,143 @@ from spark_eos_connect.jvm import jars
 from spark_eos_connect.kafka.clients import ConsumedRecord, admin_client, ensure_topic
 from spark_eos_connect.testing import wait_for
 from spark_eos_connect.testing.postgres import PostgresDatabase
+from spark_eos_connect.testing.schema_registry import SchemaRegistryDouble
 
 pytestmark = pytest.mark.integration
 
 DEBEZIUM = "io.debezium.connector.postgresql.PostgresConnector"
 JSON = "org.apache.kafka.connect.json.JsonConverter"
+AVRO = "io.confluent.connect.avro.AvroConverter"
 TIMEOUT_S = 120.0
+EVENT_TIMES = ("ts_ms", "ts_us", "ts_ns")
+"""When Debezium made an event: each connector's own."""
+SNAPSHOT_POSITIONS = (*EVENT_TIMES, "lsn", "txId", "xmin", "sequence")
+"""Where and when each connector's own snapshot read a row."""
 
 
-def test_debezium_snapshot_then_a_streamed_change_each_once(
+@pytest.fixture
+def registry() -> Iterator[SchemaRegistryDouble]:
+    with SchemaRegistryDouble() as double:
+        yield double
+
+
+def comparable(event: dict[str, Any]) -> dict[str, Any]:
+    """A Debezium change event without what differs between two connectors on one table."""
+    source = {k: v for k, v in event["source"].items() if k != "name"}
+    if event["op"] == "r":
+        source = {k: v for k, v in source.items() if k not in SNAPSHOT_POSITIONS}
+    kept = {k: v for k, v in event.items() if k not in EVENT_TIMES}
+    return {**kept, "source": source}
+
+
+def test_debezium_snapshot_then_a_streamed_change_each_once_as_json_and_as_avro(
     spark: Any,
     bootstrap_servers: str,
     kafka_config: dict[str, Any],
     read_committed: Callable[..., list[ConsumedRecord]],
     unique_name: Callable[[str], str],
     postgres_db: PostgresDatabase,
+    registry: SchemaRegistryDouble,
     tmp_path: Path,
 ) -> None:
     postgres_db.execute(
         "CREATE TABLE items (id int PRIMARY KEY, name text NOT NULL)",
         "INSERT INTO items VALUES (1, 'one'), (2, 'two')",
     )
-    name = unique_name("java-debezium")
-    prefix = name.replace("-", "_")
-    topic = f"{prefix}.public.items"
-    ensure_topic(admin_client(kafka_config), topic, partitions=1)
-    options = {
-        "name": name,
-        "connector.class": DEBEZIUM,
-        "plugin.path": str(jars.plugin_path("debezium")),
-        "database.hostname": postgres_db.host,
-        "database.port": str(postgres_db.port),
-        "database.user": postgres_db.user,
-        "database.password": postgres_db.password,
-        "database.dbname": postgres_db.dbname,
-        "topic.prefix": prefix,
-        "plugin.name": "pgoutput",
-        "slot.name": prefix,
-        "slot.drop.on.stop": "true",
-        "publication.name": f"{prefix}_pub",
-        "publication.autocreate.mode": "filtered",
-        "table.include.list": "public.items",
-        "key.converter": JSON,
-        "value.converter": JSON,
-        "kafka.bootstrap.servers": bootstrap_servers,
+
+    def start(kind: str, converters: dict[str, str]) -> tuple[Any, str, str]:
+        name = unique_name(f"java-debezium-{kind}")
+        prefix = name.replace("-", "_")
+        topic = f"{prefix}.public.items"
+        ensure_topic(admin_client(kafka_config), topic, partitions=1)
+        options = {
+            "name": name,
+            "connector.class": DEBEZIUM,
+            "plugin.path": str(jars.plugin_path("debezium")),
+            "database.hostname": postgres_db.host,
+            "database.port": str(postgres_db.port),
+            "database.user": postgres_db.user,
+            "database.password": postgres_db.password,
+            "database.dbname": postgres_db.dbname,
+            "topic.prefix": prefix,
+            "plugin.name": "pgoutput",
+            "slot.name": prefix,
+            "slot.drop.on.stop": "true",
+            "publication.name": f"{prefix}_pub",
+            "publication.autocreate.mode": "filtered",
+            "table.include.list": "public.items",
+            **converters,
+            "kafka.bootstrap.servers": bootstrap_servers,
+        }
+        stream = spark.readStream.format("eosconnect").options(**options).load()
+        query = (
+            stream.writeStream.format("eosconnect")
+            .option("name", name)
+            .option("kafka.bootstrap.servers", bootstrap_servers)
+            .option("checkpointLocation", str(tmp_path / kind))
+            .trigger(processingTime="500 milliseconds")
+            .start()
+        )
+        return query, topic, name
+
+    avro = {
+        f"{side}.converter{option}": value
+        for side in ("key", "value")
+        for option, value in (("", AVRO), (".schema.registry.url", registry.url))
     }
-    stream = spark.readStream.format("eosconnect").options(**options).load()
-    query = (
-        stream.writeStream.format("eosconnect")
-        .option("name", name)
-        .option("kafka.bootstrap.servers", bootstrap_servers)
-        .option("checkpointLocation", str(tmp_path / "ck"))
-        .trigger(processingTime="500 milliseconds")
-        .start()
-    )
+    queries = {
+        "json": start("json", {"key.converter": JSON, "value.converter": JSON}),
+        "avro": start("avro", avro),
+    }
 
     def holds(count: int) -> bool:
-        return len(read_committed(topic, settled=False)) >= count or bool(query.exception())
+        failed = [q.exception() for q, _, _ in queries.values() if q.exception()]
+        held = all(len(read_committed(t, settled=False)) >= count for _, t, _ in queries.values())
+        return held or bool(failed)
+
+    def no_failure() -> None:
+        for query, _, _ in queries.values():
+            assert query.exception() is None, query.exception()
 
     try:
-        wait_for(lambda: holds(2), TIMEOUT_S, "Debezium's snapshot")
-        assert query.exception() is None, query.exception()
+        wait_for(lambda: holds(2), TIMEOUT_S, "Debezium's snapshots")
+        no_failure()
         postgres_db.execute("INSERT INTO items VALUES (3, 'three')")
         wait_for(lambda: holds(3), TIMEOUT_S, "the streamed insert")
-        assert query.exception() is None, query.exception()
+        no_failure()
     finally:
-        query.stop()
+        for query, _, _ in queries.values():
+            query.stop()
 
-    events = [json.loads(r.value)["payload"] for r in read_committed(topic) if r.value]
+    _, json_topic, name = queries["json"]
+    json_records = [r for r in read_committed(json_topic) if r.value]
+    events = [json.loads(r.value)["payload"] for r in json_records]
     assert [(e["op"], e["after"]["id"]) for e in events] == [("r", 1), ("r", 2), ("c", 3)]
     offsets = [
         (json.loads(r.key), json.loads(r.value))
         for r in read_committed("eosconnect-offsets")
         if r.key and r.value and json.loads(r.key)[0] == name
     ]
+    prefix = name.replace("-", "_")
     assert offsets and all(key == [name, {"server": prefix}] for key, _ in offsets)
     last = offsets[-1][1]
     assert isinstance(last["lsn"], int) and isinstance(last["ts_usec"], int)
     assert last["messageType"] == "INSERT"
+
+    from confluent_kafka.schema_registry import SchemaRegistryClient
+    from confluent_kafka.schema_registry.avro import AvroDeserializer
+    from confluent_kafka.serialization import MessageField, SerializationContext
+
+    _, avro_topic, _ = queries["avro"]
+    client = SchemaRegistryClient({"url": registry.url})
+    decode = AvroDeserializer(client)
+    avro_records = [r for r in read_committed(avro_topic) if r.value]
+    values = [
+        decode(r.value, SerializationContext(avro_topic, MessageField.VALUE)) for r in avro_records
+    ]
+    keys = [decode(r.key, SerializationContext(avro_topic, MessageField.KEY)) for r in avro_records]
+    assert [comparable(v) for v in values] == [comparable(e) for e in events]
+    assert keys == [json.loads(r.key)["payload"] for r in json_records]
+    assert sorted(client.get_subjects()) == [f"{avro_topic}-key", f"{avro_topic}-value"]
+    registered = json.loads(client.get_latest_version(f"{avro_topic}-value").schema.schema_str)
+    assert registered["connect.name"] == f"{avro_topic}.Envelope"
