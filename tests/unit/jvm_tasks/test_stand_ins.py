@@ -137,6 +137,33 @@ def test_handed_over_keys_and_values_become_avro_under_confluents_subjects(
         assert sorted(json.load(answer)) == ["t-key", "t-value"]
 
 
+@pytest.mark.parametrize(
+    ("java_class", "schema", "value", "written"),
+    [
+        (
+            "org.apache.kafka.connect.converters.ByteArrayConverter",
+            Schema.BYTES,
+            b"\0\xff",
+            b"\0\xff",
+        ),
+        (
+            "org.apache.kafka.connect.converters.LongConverter",
+            Schema.INT64,
+            2**40,
+            (2**40).to_bytes(8, "big"),
+        ),
+    ],
+)
+def test_connects_runtime_converters_stand_in_too(
+    java_class: str, schema: Schema, value: Any, written: bytes
+) -> None:
+    jvm = JvmHandOver()
+    columns = HandedOverColumns(VALUES_HANDED_OVER, {"value.converter": java_class})
+    batch = jvm.batch([None], [jvm(schema, value)])
+    columns.convert(batch)
+    assert batch.values == [written]
+
+
 def test_tombstones_and_a_column_not_handed_over_stay_as_they_are(
     registry: SchemaRegistryDouble,
 ) -> None:
