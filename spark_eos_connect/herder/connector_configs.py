@@ -19,9 +19,9 @@ from spark_eos_connect.herder.connector_statuses import ConnectorStatuses
 from spark_eos_connect.herder.entities import connector_info, task_infos
 from spark_eos_connect.herder.errors import BadRequestError, ConflictError
 from spark_eos_connect.herder.plugins import Plugins
-from spark_eos_connect.runtime.config.secret_names import masked
 from spark_eos_connect.ports import ConfigWriter
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
+from spark_eos_connect.runtime.config.secret_names import masked
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from spark_eos_connect.api.config import HIDDEN, ConfigDef, ConfigType
 from spark_eos_connect.herder import BadRequestError, WorkerSettings
 from spark_eos_connect.herder.entities import modified_message, restart_plan, state_entry
 from spark_eos_connect.herder.plugins import Plugins
-from spark_eos_connect.runtime.config.secret_names import is_secret, masked
 from spark_eos_connect.protocol.status_records import StatusRecord, StatusState
+from spark_eos_connect.runtime.config.secret_names import is_secret, masked
 
 SHIPPED = Plugins()
 RUNNING = StatusRecord(StatusState.RUNNING, "w1", 1)
