@@ -38,6 +38,7 @@ from spark_eos_connect.ports import ConfigStore, StatusStore
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
 from spark_eos_connect.runtime.config.config_references import ConfigProviders, is_provider_option
 from spark_eos_connect.runtime.config.framework_config import (
+    TAKEOVER,
     WORKER_CONFIG,
     InternalTopicSettings,
 )
@@ -65,7 +66,6 @@ START_KEY = "$start"
 TASKS_COMMIT_KEY = "$tasksCommit"
 
 CONNECTOR_OPTIONS_OF_THE_READER = ("name", "topics", "topics.regex")
-TAKEOVER = "takeover"
 READER_ONLY_OPTIONS = (frozenset(READER_CONFIG.names()) - set(CONNECTOR_OPTIONS_OF_THE_READER)) | {
     TAKEOVER
 }
@@ -192,7 +192,8 @@ class SinkLifecycleConfig:
     providers: ConfigProviders = field(default_factory=ConfigProviders)
     """Resolve `kafka` with these (the config is registered with references unresolved)."""
     takeover: bool = False
-    """Take the connector over from another driver that is alive (option `takeover`)."""
+    """Take the connector over from another driver that is alive (option `takeover`, which
+    the reader parses with its one definition: `spark.kafka_stream.parse_kafka_stream`)."""
 
 
 def connector_config(options: Mapping[str, Any] | DataSourceOptions) -> dict[str, str]:
@@ -231,7 +232,6 @@ def parse_sink_lifecycle(
         connector_config=config,
         providers=read.checked_providers(),
         topics=InternalTopicSettings.from_values(worker, given),
-        takeover=str(rest.get(TAKEOVER, "false")).strip().lower() == "true",
     )
 
 

@@ -201,7 +201,7 @@ TAKEOVER_CONFIG = ConfigDef().define(
     "low",
     "Take the connector over from another driver whose query still runs it (that query "
     "is fenced and stops). Without it such a start is refused; a driver that crashed is "
-    "taken over without it once its liveness lapses (`runtime.liveness`).",
+    "taken over without it once its liveness lapses (`runtime.lifecycle.liveness`).",
 )
 """`takeover`, about one run of a query rather than the connector: read by source and sink
 queries alike (`CONNECTOR_FRAMEWORK_CONFIG`, `sink.options.SINK_FRAMEWORK_CONFIG`)."""
