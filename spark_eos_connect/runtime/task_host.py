@@ -15,8 +15,12 @@ a request is its *service*'s business (`HostedService`): the source side's keeps
 path, so this module knows neither. The host serves one request at a time, closes its service
 after `HOST_IDLE_S` without requests or when the worker's parent (Spark's Python daemon, or the
 executor itself) is gone, and stays in the worker's process group, so whatever kills the
-workers of an executor kills it too. A worker that must start a host takes a spare one, started
-ahead with its imports done, when the executor has one (`host_spares`).
+workers of an executor kills it too. pyspark's daemon ends that group with SIGHUP when the
+executor shuts down (a session stopping, a program exiting with its query running): a host then
+closes its service, aborting a transaction its task has open, and exits (`HostShutdown`), so
+read_committed readers do not stall until the broker's `transaction.timeout.ms`. A worker
+that must start a host takes a spare one, started ahead with its imports done, when the
+executor has one (`host_spares`).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import importlib
 import logging
 import os
 import pickle
+import signal
 import socket
 import struct
 import subprocess
@@ -226,6 +231,15 @@ def call_host(
 # -- host side ---------------------------------------------------------------------------------
 
 
+class HostShutdown(BaseException):
+    """The executor is shutting down (SIGHUP to the workers' process group): the host closes
+    its service and exits. Not a failure of the task's: services let it through unreported."""
+
+
+def _shut_down(signum: int, frame: Any) -> None:
+    raise HostShutdown()
+
+
 class TaskHost:
     """Serves requests for one task, keeping its service alive between them."""
 
@@ -251,21 +265,26 @@ class TaskHost:
         if self.spare:
             host_spares.spare_ready(self.path)
         try:
-            while not self._should_exit():
-                try:
-                    conn, _ = listener.accept()
-                except TimeoutError:
-                    self._top_up_spares()
-                    continue
-                with conn, host_spares.busy(self.path.parent, self.watch_pid):
-                    self.handle(conn)
-                self.last_request = time.monotonic()
-                self.topped_up = False
+            with contextlib.suppress(HostShutdown):
+                self._serve_until_exit(listener)
         finally:
             listener.close()
             with contextlib.suppress(FileNotFoundError):
                 self.path.unlink()
             self.close_service()
+
+    def _serve_until_exit(self, listener: socket.socket) -> None:
+        """Accept and handle requests until `_should_exit`."""
+        while not self._should_exit():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                self._top_up_spares()
+                continue
+            with conn, host_spares.busy(self.path.parent, self.watch_pid):
+                self.handle(conn)
+            self.last_request = time.monotonic()
+            self.topped_up = False
 
     def _top_up_spares(self) -> None:
         """Start the missing spares, with this host's service module imported, once per idle
@@ -339,6 +358,8 @@ class TaskHost:
 
         try:
             result = service.serve(request, reply)
+        except HostShutdown:
+            raise  # serve_forever closes the service
         except (ConnectionError, OSError) as error:
             log.warning("the Spark task went away mid-request (%s)", error)
             self.close_service()
@@ -385,6 +406,7 @@ def main(argv: list[str]) -> None:
     # A task allocates records by the hundred thousand and frees them after each batch: the
     # default young-generation threshold (700) runs the collector thousands of times a batch.
     gc.set_threshold(50_000, 20, 20)
+    signal.signal(signal.SIGHUP, _shut_down)
     spare = argv[2:3] == ["--spare"]
     if spare:
         warm_up(argv[3])
