@@ -16,9 +16,10 @@ path, so this module knows neither. The host serves one request at a time, close
 after `HOST_IDLE_S` without requests or when the worker's parent (Spark's Python daemon, or the
 executor itself) is gone, and stays in the worker's process group, so whatever kills the
 workers of an executor kills it too. pyspark's daemon ends that group with SIGHUP when the
-executor shuts down (a session stopping, a program exiting with its query running): a host then
-closes its service, aborting a transaction its task has open, and exits (`HostShutdown`), so
-read_committed readers do not stall until the broker's `transaction.timeout.ms`. A worker
+executor shuts down (a session stopping, a program exiting with its query running): a host
+then finishes the request it serves (a micro-batch ends by itself), closes its service (the
+task's open transaction aborted) and exits, rather than dying with a transaction open that
+read_committed readers would wait on until the broker's `transaction.timeout.ms`. A worker
 that must start a host takes a spare one, started ahead with its imports done, when the
 executor has one (`host_spares`).
 """
@@ -231,13 +232,15 @@ def call_host(
 # -- host side ---------------------------------------------------------------------------------
 
 
-class HostShutdown(BaseException):
-    """The executor is shutting down (SIGHUP to the workers' process group): the host closes
-    its service and exits. Not a failure of the task's: services let it through unreported."""
+_shutdown_asked = False
+"""SIGHUP came: the executor shuts down (`_ask_shutdown`)."""
 
 
-def _shut_down(signum: int, frame: Any) -> None:
-    raise HostShutdown()
+def _ask_shutdown(signum: int, frame: Any) -> None:
+    """Exit once the request being served ends (a handler that raised would cut a Kafka
+    client's call short, which reports it as the task's failure)."""
+    global _shutdown_asked
+    _shutdown_asked = True
 
 
 class TaskHost:
@@ -265,8 +268,7 @@ class TaskHost:
         if self.spare:
             host_spares.spare_ready(self.path)
         try:
-            with contextlib.suppress(HostShutdown):
-                self._serve_until_exit(listener)
+            self._serve_until_exit(listener)
         finally:
             listener.close()
             with contextlib.suppress(FileNotFoundError):
@@ -305,6 +307,8 @@ class TaskHost:
         )
 
     def _should_exit(self) -> bool:
+        if _shutdown_asked:
+            return True
         idle = time.monotonic() - self.last_request
         if self.spare and idle > host_spares.SPARE_IDLE_S and host_spares.retire(self.path):
             return True  # retired (a claimed spare is not: its task's request is coming)
@@ -358,8 +362,6 @@ class TaskHost:
 
         try:
             result = service.serve(request, reply)
-        except HostShutdown:
-            raise  # serve_forever closes the service
         except (ConnectionError, OSError) as error:
             log.warning("the Spark task went away mid-request (%s)", error)
             self.close_service()
@@ -406,7 +408,7 @@ def main(argv: list[str]) -> None:
     # A task allocates records by the hundred thousand and frees them after each batch: the
     # default young-generation threshold (700) runs the collector thousands of times a batch.
     gc.set_threshold(50_000, 20, 20)
-    signal.signal(signal.SIGHUP, _shut_down)
+    signal.signal(signal.SIGHUP, _ask_shutdown)
     spare = argv[2:3] == ["--spare"]
     if spare:
         warm_up(argv[3])

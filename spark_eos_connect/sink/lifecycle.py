@@ -36,9 +36,14 @@ from typing import Any
 from spark_eos_connect.errors import EosConnectError
 from spark_eos_connect.ports import ConfigStore, StatusStore
 from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, TargetState
-from spark_eos_connect.runtime.config.config_references import ConfigProviders, is_provider_option
+from spark_eos_connect.runtime.config.config_references import (
+    ConfigProviders,
+    has_reference,
+    is_provider_option,
+)
 from spark_eos_connect.runtime.config.framework_config import (
     TAKEOVER,
+    TAKEOVER_CONFIG,
     WORKER_CONFIG,
     InternalTopicSettings,
 )
@@ -192,8 +197,7 @@ class SinkLifecycleConfig:
     providers: ConfigProviders = field(default_factory=ConfigProviders)
     """Resolve `kafka` with these (the config is registered with references unresolved)."""
     takeover: bool = False
-    """Take the connector over from another driver that is alive (option `takeover`, which
-    the reader parses with its one definition: `spark.kafka_stream.parse_kafka_stream`)."""
+    """Take the connector over from another driver that is alive (option `takeover`)."""
 
 
 def connector_config(options: Mapping[str, Any] | DataSourceOptions) -> dict[str, str]:
@@ -232,7 +236,16 @@ def parse_sink_lifecycle(
         connector_config=config,
         providers=read.checked_providers(),
         topics=InternalTopicSettings.from_values(worker, given),
+        takeover=_takeover(rest.get(TAKEOVER)),
     )
+
+
+def _takeover(value: Any) -> bool:
+    """`takeover` read with its one definition; a `${provider:...}` reference is the reader's
+    to resolve (`spark.kafka_stream.parse_kafka_stream`), False until then."""
+    if value is None or has_reference(value):
+        return False
+    return bool(TAKEOVER_CONFIG.parse({TAKEOVER: value})[TAKEOVER])
 
 
 # --- Kafka (driver I/O) -------------------------------------------------------------------------

@@ -83,9 +83,9 @@ class SourceTaskService:
         started = time.monotonic()
         try:
             result = self._run(reply, kafka, plan, request["batch_id"])
-        except (ConnectionError, OSError, ProducerFencedError, task_host.HostShutdown):
-            raise  # the Spark task went away, the task was fenced (its driver stopped it, or
-            # a newer generation runs), or the executor shuts down: no failure of the task's
+        except (ConnectionError, OSError, ProducerFencedError):
+            raise  # the Spark task went away, or the task was fenced (its driver stopped it, or
+            # a newer generation runs): not a failure of the task's own to report
         except BaseException:
             failed = traceback.format_exc()
             status_reporter(kafka, plan).report(plan.task, StatusState.FAILED, failed)

@@ -244,17 +244,15 @@ def test_an_idle_spare_retires_unless_claimed_and_a_claimed_one_still_watches_it
     assert claimed._should_exit()  # but not when its executor is gone
 
 
-class BlockingService:
-    """Serves one request that never ends; says in its request's `marker` file when closed."""
+class MarkedService:
+    """Serves at once; writes "closed" into its request's `marker` file when closed."""
 
     def __init__(self) -> None:
         self.marker: Path | None = None
 
     def serve(self, request: Mapping[str, Any], reply: Reply) -> Any:
         self.marker = Path(request["marker"])
-        reply("rows", os.getpid())
-        while True:  # a micro-batch with its transaction open
-            time.sleep(0.05)
+        return os.getpid()
 
     def close(self) -> None:
         if self.marker is not None:
@@ -265,17 +263,16 @@ def test_a_host_told_its_executor_shuts_down_closes_its_service_and_exits(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """pyspark's daemon sends SIGHUP to its process group as the executor shuts down: the host
-    closes its service (a source task aborts its open transaction) rather than dying with it."""
+    closes its service (a source task aborts its open transaction) and exits, rather than dying
+    with it or waiting out `HOST_IDLE_S`."""
     monkeypatch.setenv("EOSCONNECT_SPOOL_DIR", str(tmp_path))
     monkeypatch.setenv(host_spares.SPARES_ENV, "0")
     path = host_socket_path({"bootstrap.servers": "a:9092"}, "sighup-test")
     marker = tmp_path / "closed.txt"
-    frames = call_host(path, BlockingService, {"marker": str(marker)})
-    kind, pid = next(frames)
-    assert kind == "rows"
+    [(_, pid)] = list(call_host(path, MarkedService, {"marker": str(marker)}))
 
     os.kill(pid, signal.SIGHUP)
 
-    wait_for(lambda: marker.exists() and marker.read_text() == "closed", 10, "the service closed")
-    wait_for(lambda: not path.exists(), 10, "the host gone (its socket removed)")
-    frames.close()
+    bound = task_host.HOST_IDLE_S / 3
+    wait_for(lambda: marker.exists() and marker.read_text() == "closed", bound, "service closed")
+    wait_for(lambda: not path.exists(), bound, "the host gone (its socket removed)")
