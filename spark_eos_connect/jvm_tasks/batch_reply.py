@@ -5,10 +5,16 @@ from __future__ import annotations
 import sys
 from array import array
 
-from spark_eos_connect.jvm_tasks.converted import ConvertedRecords, DeliveryReceipts, parse_offsets
+from spark_eos_connect.jvm_tasks.converted import (
+    ConvertedRecords,
+    DeliveryReceipts,
+    TransactionRequest,
+    parse_offsets,
+)
 from spark_eos_connect.jvm_tasks.wire import FrameReader
 
-_PARTITIONS, _TIMESTAMPS, _HEADERS, _DROPPED, _SCHEMAS = 1, 2, 4, 8, 16
+_PARTITIONS, _TIMESTAMPS, _HEADERS, _DROPPED, _SCHEMAS, _REQUESTS = 1, 2, 4, 8, 16, 32
+_REQUEST: dict[int, TransactionRequest | None] = {0: None, 1: "commit", 2: "abort"}
 
 
 def _numbers(reply: FrameReader, code: str, count: int) -> array[int]:
@@ -60,6 +66,7 @@ def read_batch(reply: FrameReader, receipts: DeliveryReceipts | None) -> Convert
     schemas = None
     if flags & _SCHEMAS:
         schemas = [(reply.i32(), reply.text() or "") for _ in range(reply.i32())]
+    requests = reply.i32() if flags & _REQUESTS else 0
     return ConvertedRecords(
         first_seq=first_seq,
         taken=taken,
@@ -73,6 +80,8 @@ def read_batch(reply: FrameReader, receipts: DeliveryReceipts | None) -> Convert
         positions=positions,
         receipts=receipts,
         schemas=schemas,
+        on_last=_REQUEST[requests & 3],
+        after_poll=_REQUEST[requests >> 2 & 3],
     )
 
 

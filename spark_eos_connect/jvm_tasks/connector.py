@@ -39,6 +39,7 @@ from spark_eos_connect.jvm_tasks.wire import (
     START_CONNECTOR,
     STOP_CONNECTOR,
     TASK_CONFIGS,
+    TRANSACTION_BOUNDARIES,
     VALIDATE,
     FrameWriter,
 )
@@ -114,8 +115,16 @@ class JavaSourceConnector(SourceConnector):
     def can_define_transaction_boundaries(
         self, config: dict[str, str]
     ) -> ConnectorTransactionBoundaries:
-        """Not yet for Java plugins: their TransactionContext is not bridged (issue 46)."""
-        return ConnectorTransactionBoundaries.UNSUPPORTED
+        """The Java connector's `canDefineTransactionBoundaries` (UNSUPPORTED when it answers
+        null: only SUPPORTED allows `transaction.boundary=connector`, as in Connect)."""
+        request = FrameWriter(TRANSACTION_BOUNDARIES).text(self.java_class)
+        answer = self._call("canDefineTransactionBoundaries", request.map(self._strings(config)))
+        text = answer.text()
+        return (
+            ConnectorTransactionBoundaries.UNSUPPORTED
+            if text is None
+            else (ConnectorTransactionBoundaries(text))
+        )
 
     def start(self, props: dict[str, str]) -> None:
         """Start the Java connector in the driver's task host."""

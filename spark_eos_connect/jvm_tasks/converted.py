@@ -13,11 +13,12 @@ import json
 from abc import abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from spark_eos_connect.api.source import SourceTask
 
 DeliveryCallback = Callable[[Any, Any], None]
+TransactionRequest = Literal["commit", "abort"]
 
 
 class DeliveryReceipts:
@@ -52,6 +53,10 @@ class ConvertedRecords:
     from `first_seq`; `receipts`, when set, collects their Kafka metadata. `schemas` holds the
     (number, JSON text) of the schemas the batch's handed-over keys or values first use
     (`stand_ins`), None when there are none.
+
+    With connector-defined transaction boundaries, a batch ends at the task's first request
+    (`TransactionContext`): `on_last` is the one on its last taken record, `after_poll` the one
+    for the `poll()` that record ends; the boundary applies `on_last`, then `after_poll`.
     """
 
     first_seq: int
@@ -66,6 +71,8 @@ class ConvertedRecords:
     positions: list[int] | None = None
     receipts: DeliveryReceipts | None = field(default=None, repr=False)
     schemas: list[tuple[int, str]] | None = None
+    on_last: TransactionRequest | None = None
+    after_poll: TransactionRequest | None = None
 
     def __len__(self) -> int:
         """The records taken from the task (what the micro-batch's record budget counts)."""

@@ -8,7 +8,9 @@ that only this project has is run here on the Connect data the JVM hands over: `
 `commit()`, which the task loop
 calls after each committed transaction, tells the JVM which records are committed, so the Java
 task gets `commitRecord` for each and then `commit()`. Committed offsets the Java task asks
-for are read from this task's `OffsetStorageReader`.
+for are read from this task's `OffsetStorageReader`. Under `transaction.boundary=connector`
+the Java task's `TransactionContext` requests come with the batches (`ConvertedRecords.on_last`
+and `after_poll`), each batch ending at one, and the connector boundary applies them.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ TASK_CLASS = "task.class"
 PLUGIN_PATH = "plugin.path"
 CONNECTOR_OPTIONS = "connector.options"
 """Keys of a Java task's plan `extra`: the plugin.path entries and the connector's options."""
+TRANSACTION_BOUNDARY = "transaction.boundary"
 
 
 class JavaSourceTask(ConvertingSourceTask):
@@ -74,6 +77,8 @@ class JavaSourceTask(ConvertingSourceTask):
         if not self._java_class:
             raise JavaPluginError(f"a Java task's config must name its class ({TASK_CLASS})")
         options = self.resolve(self.settings.get(CONNECTOR_OPTIONS) or {})
+        if self._context is not None and self._context.transaction_context is not None:
+            options[TRANSACTION_BOUNDARY] = "connector"  # the Java task's context gets one
         self._host = shared_host(self.plugin_path)
         request = FrameWriter(START_TASK).text(self._java_class).map(props)
         request.map({k: str(v) for k, v in options.items()}).texts(STAND_INS)

@@ -7,6 +7,8 @@ per policy (Kafka Connect's `TransactionBoundaryManager`), chosen once from the 
   since it began, checked after each poll's records, and at the end of the micro-batch;
 - `ConnectorBoundary` (`connector`): only the task's `TransactionContext` requests end one, on a
   record or after a poll; one left open at the end of a micro-batch stays open into the next.
+  A Java task's converted records carry its requests (`ConvertedRecords.on_last`, `after_poll`:
+  its JVM ends each batch at a request).
 
 A boundary decides; it acts through `Transactions` (`source.transactions.TaskTransactions`).
 The task loop calls a boundary twice: `dispatch` with each poll's records, `end_batch` when the
@@ -15,9 +17,10 @@ micro-batch ends.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, cast
 
 from spark_eos_connect.api.source import SourceRecord, TransactionContext
+from spark_eos_connect.jvm_tasks.converted import ConvertedRecords, TransactionRequest
 
 
 class Transactions(Protocol):
@@ -80,6 +83,9 @@ class ConnectorBoundary(Boundary):
     def dispatch(self, records: list[SourceRecord], ends_poll: bool, txn: Transactions) -> None:
         """Produce up to each record the task asked to commit or abort on, end the transaction
         there; after the records of a whole poll, honour a request made for the batch."""
+        if isinstance(records, ConvertedRecords):  # a Java task's: its requests come with them
+            self._dispatch_converted(records, txn)
+            return
         context = self.context
         start = 0
         if context.has_pending_requests():
@@ -97,6 +103,17 @@ class ConnectorBoundary(Boundary):
             if context.should_abort_batch():
                 txn.abort()
             elif context.should_commit_batch():
+                txn.commit()
+
+    @staticmethod
+    def _dispatch_converted(records: ConvertedRecords, txn: Transactions) -> None:
+        """Produce, then end the transaction as the batch's last record, then its poll, ask."""
+        txn.produce(cast("list[SourceRecord]", records))
+        request: TransactionRequest | None
+        for request in (records.on_last, records.after_poll):
+            if request == "abort":
+                txn.abort()
+            elif request == "commit":
                 txn.commit()
 
     def end_batch(self, txn: Transactions) -> None:

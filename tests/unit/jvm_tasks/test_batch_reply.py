@@ -104,3 +104,15 @@ def test_dropping_records_keeps_every_column_and_the_positions_aligned() -> None
     assert records.timestamps == [1_700_000_000_000] and records.taken == 3
     records.extras(0, lambda e, m: None)["on_delivery"](None, Message(3, 12))
     assert receipts.take(99) == [(42, 3, 12)]  # still seq 42
+
+
+def test_transaction_requests_follow_the_schemas() -> None:
+    """Flag 32: bits 0-1 the request on the last taken record, bits 2-3 the poll's."""
+    out = FrameWriter(BATCH).i64(5).i32(1).i32(1).i32(1).text("t").i32(0).i32(32)
+    out.i32(-1).i32(1).raw(b"v").i32(0).i32(1 | 2 << 2)
+    records = read_batch(body(out), None)
+    assert (records.on_last, records.after_poll) == ("commit", "abort")
+    assert records.values == [b"v"]
+
+    plain = read_batch(body(FrameWriter(BATCH).i64(0).i32(0).i32(0).i32(0).i32(0).i32(0)), None)
+    assert (plain.on_last, plain.after_poll) == (None, None)

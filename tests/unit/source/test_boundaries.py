@@ -1,9 +1,13 @@
 """`source.boundaries`: which boundary a plan gets, and where each one ends transactions, seen
-through a recording `Transactions` (what the task loop's `TaskTransactions` does for real)."""
+through a recording `Transactions` (what the task loop's `TaskTransactions` does for real);
+a Java task's requests, which come with its converted batches."""
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from spark_eos_connect.api.source import SourceRecord, TransactionContext
+from spark_eos_connect.jvm_tasks.converted import ConvertedRecords, TransactionRequest
 from spark_eos_connect.source.boundaries import (
     ConnectorBoundary,
     IntervalBoundary,
@@ -98,6 +102,59 @@ def test_connector_ends_transactions_where_the_task_asks_and_leaves_the_rest_ope
         "produce 5",
         "produce 6",
         "commit",
+        "produce 7",
+    ]
+    assert txn.open
+
+
+def converted(
+    *values: int, on_last: str | None = None, after_poll: str | None = None
+) -> ConvertedRecords:
+    """A Java task's batch of `values` (its JVM ended it at the requests given)."""
+    return ConvertedRecords(
+        first_seq=values[0],
+        taken=len(values),
+        topics=["t"] * len(values),
+        keys=[None] * len(values),
+        values=[str(v).encode() for v in values],
+        offsets=[({"s": 0}, {"n": values[-1]})],
+        on_last=cast("TransactionRequest | None", on_last),
+        after_poll=cast("TransactionRequest | None", after_poll),
+    )
+
+
+class RecordingConverted(Recording):
+    def produce(self, records: Any) -> None:
+        self.calls.append("produce " + ",".join(v.decode() for v in records.values))
+        self.open = True
+
+
+def test_connector_applies_a_java_tasks_requests_that_come_with_its_batches() -> None:
+    txn, boundary = RecordingConverted(), ConnectorBoundary(TransactionContext())
+    batches = [
+        converted(1, 2, on_last="commit"),
+        converted(3, on_last="abort"),
+        converted(4),  # no request: stays open, also past a poll's end
+        converted(5, after_poll="commit"),
+        converted(6, on_last="commit", after_poll="abort"),  # the abort finds nothing open
+        converted(7),
+    ]
+
+    for batch in batches:
+        boundary.dispatch(cast("list[SourceRecord]", batch), True, txn)
+    boundary.end_batch(txn)
+
+    assert txn.calls == [
+        "produce 1,2",
+        "commit",
+        "produce 3",
+        "abort",
+        "produce 4",
+        "produce 5",
+        "commit",
+        "produce 6",
+        "commit",
+        "abort",
         "produce 7",
     ]
     assert txn.open

@@ -34,6 +34,7 @@ final class ColumnBatch {
     private boolean anyTimestamp;
     private boolean anyHeaders;
     private final LinkedHashMap<Map<String, ?>, Map<String, ?>> lastOffsets = new LinkedHashMap<>();
+    private int requests;
 
     /** A batch whose first record has sequence number {@code firstSeq}. */
     ColumnBatch(long firstSeq, OffsetJson json) {
@@ -49,6 +50,19 @@ final class ColumnBatch {
     /** The last offset of each source partition, in the order of those last records. */
     Map<Map<String, ?>, Map<String, ?>> lastOffsets() {
         return lastOffsets;
+    }
+
+    /** The task's transaction requests that end this batch ({@link HostedTransactionContext}):
+     * {@code afterRecord} on its last record, then {@code afterPoll} for the batch of the
+     * {@code poll()} whose last record it is; BATCH's flag 32 says there are some. */
+    void endsTransaction(int afterRecord, int afterPoll) {
+        requests = afterRecord | afterPoll << 2;
+    }
+
+    /** What ends the transaction of this batch's records: the request on its last record,
+     * else the one after its poll ({@link HostedTransactionContext}'s NONE, COMMIT, ABORT). */
+    int ending() {
+        return (requests & 3) != 0 ? requests & 3 : requests >> 2;
     }
 
     /** Adds a record the task returned; {@code sent} is what to produce (null: dropped). */
@@ -96,7 +110,7 @@ final class ColumnBatch {
         }
         ints(out, topicOf);
         out.putInt((anyPartition ? 1 : 0) | (anyTimestamp ? 2 : 0) | (anyHeaders ? 4 : 0)
-                | (dropped ? 8 : 0) | (schemas.isEmpty() ? 0 : 16));
+                | (dropped ? 8 : 0) | (schemas.isEmpty() ? 0 : 16) | (requests == 0 ? 0 : 32));
         if (dropped) {
             ints(out, positions);
         }
@@ -131,6 +145,9 @@ final class ColumnBatch {
             for (SchemaTable.Entry schema : schemas) {
                 out.putInt(schema.id()).putString(schema.json());
             }
+        }
+        if (requests != 0) {
+            out.putInt(requests);
         }
         return out;
     }

@@ -9,6 +9,7 @@ import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
+import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
 import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
 import org.apache.kafka.connect.source.SourceConnectorContext;
@@ -60,6 +61,13 @@ public final class HostedConnector {
         ExactlyOnceSupport support = Plugins.withLoader(loader,
                 () -> connector.exactlyOnceSupport(config));
         return support == null ? null : support.name();
+    }
+
+    /** {@code canDefineTransactionBoundaries(config)}: SUPPORTED, UNSUPPORTED, or null. */
+    public String transactionBoundaries(Map<String, String> config) throws Exception {
+        ConnectorTransactionBoundaries answer = Plugins.withLoader(loader,
+                () -> connector.canDefineTransactionBoundaries(config));
+        return answer == null ? null : answer.name();
     }
 
     /** Initializes and starts the connector. */

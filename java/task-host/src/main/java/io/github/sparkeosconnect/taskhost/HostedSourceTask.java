@@ -19,6 +19,7 @@ import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.apache.kafka.connect.source.SourceTaskContext;
+import org.apache.kafka.connect.source.TransactionContext;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,12 @@ import org.slf4j.LoggerFactory;
  * of sequence-numbered records; once the Python side says records up to a sequence number were
  * committed, {@code commitRecord} for each of them and then {@code commit()}, on the poll
  * thread between two polls (as Connect's exactly-once task calls them on its task thread).
+ *
+ * <p>With {@code transaction.boundary=connector} in the connector config, the task's context
+ * has a {@link HostedTransactionContext}: a batch handed out ends at the first record the task
+ * asked to commit or abort on, or at the end of a {@code poll()}'s records for which it asked,
+ * and carries the request; the records of a transaction it aborts are forgotten here (no
+ * {@code commitRecord}, their offsets never this task's).
  */
 public final class HostedSourceTask {
 
@@ -61,6 +68,7 @@ public final class HostedSourceTask {
             new LinkedBlockingQueue<>(BUFFERED_POLLS);
     private final ConcurrentLinkedQueue<Runnable> commits = new ConcurrentLinkedQueue<>();
     private final ArrayDeque<Handed> handed = new ArrayDeque<>();
+    private final HostedTransactionContext transactions;
     private SourceTask task;
     private ClassLoader loader;
     private RecordPipeline pipeline;
@@ -74,6 +82,7 @@ public final class HostedSourceTask {
     private List<SourceRecord> leftover = Collections.emptyList();
     private int leftoverAt;
     private long nextSeq;
+    private long commitRequestedThrough = -1;
 
     /** A task of {@code taskClass} (found in {@code plugins}) with its task config and its
      * connector's options (converters, transforms, errors.tolerance); {@code standIns}: the
@@ -88,6 +97,9 @@ public final class HostedSourceTask {
         this.standIns = Set.copyOf(standIns);
         this.json = json;
         this.reader = new HostedOffsetReader(json, lookup);
+        this.transactions = "connector".equalsIgnoreCase(
+                connectorConfig.getOrDefault("transaction.boundary", "").trim())
+                ? new HostedTransactionContext() : null;
     }
 
     /** Loads, initializes and starts the task, then its poll thread. */
@@ -114,6 +126,11 @@ public final class HostedSourceTask {
             @Override
             public PluginMetrics pluginMetrics() {
                 return pluginMetrics;
+            }
+
+            @Override
+            public TransactionContext transactionContext() {
+                return transactions;
             }
         };
         Plugins.runWithLoader(loader, () -> {
@@ -202,6 +219,9 @@ public final class HostedSourceTask {
                                 converted.key() == null ? -1 : converted.key().length,
                                 converted.value() == null ? -1 : converted.value().length));
                     }
+                    if (transactions != null && endsTransaction(batch, record)) {
+                        break;
+                    }
                     continue;
                 }
                 List<SourceRecord> next;
@@ -229,11 +249,32 @@ public final class HostedSourceTask {
             throw new TaskFailedException(taskClass + ".poll() failed", failure);
         }
         if (batch.taken() > 0) {
-            handed.add(new Handed(nextSeq, nextSeq + batch.taken() - 1, batch.lastOffsets(),
-                    records, sent));
+            long lastSeq = nextSeq + batch.taken() - 1;
+            handed.add(new Handed(nextSeq, lastSeq, batch.lastOffsets(), records, sent));
             nextSeq += batch.taken();
+            if (batch.ending() == HostedTransactionContext.COMMIT) {
+                commitRequestedThrough = lastSeq;
+            } else if (batch.ending() == HostedTransactionContext.ABORT) {
+                while (!handed.isEmpty() && handed.peekLast().firstSeq() > commitRequestedThrough) {
+                    handed.pollLast(); // aborted: never committed, never this task's offsets
+                }
+            }
         }
         return batch.write(pipeline.newSchemas());
+    }
+
+    /** Whether the task's transaction requests end {@code batch} at {@code record}, the last
+     * added: one on the record, or one for its poll's batch when it is that batch's last. */
+    private boolean endsTransaction(ColumnBatch batch, SourceRecord record) {
+        int afterRecord = transactions.after(record);
+        int afterPoll = leftoverAt == leftover.size() ? transactions.afterBatch()
+                : HostedTransactionContext.NONE;
+        if (afterRecord == HostedTransactionContext.NONE
+                && afterPoll == HostedTransactionContext.NONE) {
+            return false;
+        }
+        batch.endsTransaction(afterRecord, afterPoll);
+        return true;
     }
 
     /**

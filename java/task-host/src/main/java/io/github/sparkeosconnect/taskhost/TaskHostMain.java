@@ -45,9 +45,10 @@ import org.slf4j.LoggerFactory;
  * <caption>Requests and their replies</caption>
  * <tr><th>kind</th><th>request fields</th><th>reply</th></tr>
  * <tr><td>1 START_TASK</td><td>str task class, map task config, map connector config
- * (converters, transforms, errors.tolerance), i32 k, k × str converter class the Python side
- * converts itself (its stand-ins)</td><td>OK(i32 flags: 1 = the task overrides commitRecord,
- * 2 = keys and 4 = values handed over)</td></tr>
+ * (converters, transforms, errors.tolerance, and {@code transaction.boundary} when it is
+ * {@code connector}: then the task's context has a TransactionContext), i32 k, k × str
+ * converter class the Python side converts itself (its stand-ins)</td><td>OK(i32 flags: 1 =
+ * the task overrides commitRecord, 2 = keys and 4 = values handed over)</td></tr>
  * <tr><td>2 POLL</td><td>i32 max records, i64 wait ms</td><td>BATCH</td></tr>
  * <tr><td>3 COMMITTED</td><td>i64 through seq, i32 m, m × (i64 seq, i32 Kafka partition, i64
  * Kafka offset)</td><td>OK(i32 0)</td></tr>
@@ -71,6 +72,8 @@ import org.slf4j.LoggerFactory;
  * <tr><td>17 CONFIG_INFOS</td><td>str connector class, map config</td><td>TEXT(str JSON: the
  * connector's own part of Connect's ConfigInfos, {@link ConnectorConfigInfos}); the class may
  * be a source or a sink connector</td></tr>
+ * <tr><td>18 TRANSACTION_BOUNDARIES</td><td>str connector class, map config</td><td>TEXT(str:
+ * the connector's canDefineTransactionBoundaries, SUPPORTED, UNSUPPORTED or null)</td></tr>
  * </table>
  *
  * <p>Reply kinds: 100 OK, 101 ERROR, 102 BATCH, 103 PROBLEMS, 104 CONFIGS, 105 TEXT; 110 QUERY
@@ -85,9 +88,14 @@ import org.slf4j.LoggerFactory;
  * position among the taken], [1: n × i32 Kafka partition, -1 none], [2: n × i64 timestamp,
  * -1 none], n × i32 key length (-1 null), the keys' bytes, n × i32 value length, the values'
  * bytes, [4: per record i32 h, h × (str name, bytes value)], i32 p, p × (str source partition
- * JSON, str source offset JSON), [16: i32 s, s × (i32 schema number, str schema JSON)]}: the
- * last offset of each source partition among the taken records, in the order of those
- * records, then the schemas numbered for this batch's handed-over keys and values.
+ * JSON, str source offset JSON), [16: i32 s, s × (i32 schema number, str schema JSON)],
+ * [32: i32 requests]}: the last offset of each source partition among the taken records, in
+ * the order of those records, then the schemas numbered for this batch's handed-over keys and
+ * values, then the task's transaction requests that end the batch (connector-defined
+ * boundaries, {@link HostedTransactionContext}): bits 0-1 the one on its last taken record,
+ * bits 2-3 the one for the {@code poll()} whose last record that is, each 1 = commit, 2 =
+ * abort. A batch ends at the first request, so its records all belong to the transaction the
+ * request ends, and the Python side applies the record's request, then the poll's.
  *
  * <p>Hand-over: a key or value converter the plugins and the host lack but START_TASK lists
  * is the Python side's to run. That column's bytes are then the record's Connect data ({@link
@@ -98,7 +106,9 @@ import org.slf4j.LoggerFactory;
  * sequence number (the last of a batch) are committed in Kafka (the Kafka metadata of those
  * sent is given only when the task overrides commitRecord): the task gets {@code commitRecord}
  * for each (when it overrides it; the default does nothing), then {@code commit()}; until
- * then the host keeps only the batch's last offsets (and, for such a task, its records). A host runs one task at a time (START_TASK after STOP_TASK starts the next)
+ * then the host keeps only the batch's last offsets (and, for such a task, its records). The
+ * records of a transaction a batch's request aborts (those since the last commit request) are
+ * forgotten as that batch is handed out: no later COMMITTED commits them. A host runs one task at a time (START_TASK after STOP_TASK starts the next)
  * and any number of connectors, named by handles the Python side picks.
  */
 public final class TaskHostMain {
@@ -115,6 +125,7 @@ public final class TaskHostMain {
     static final int CONNECTOR_EVENTS = 15;
     static final int CONNECTOR_PLUGINS = 16;
     static final int CONFIG_INFOS = 17;
+    static final int TRANSACTION_BOUNDARIES = 18;
     static final int OK = 100;
     static final int ERROR = 101;
     static final int BATCH = 102;
@@ -306,6 +317,12 @@ public final class TaskHostMain {
                 HostedConnector connector = HostedConnector.create(plugins, request.getString(),
                         connectorOffsets);
                 return new Wire.Out(TEXT).putString(connector.exactlyOnceSupport(request.getMap()));
+            }
+            case TRANSACTION_BOUNDARIES -> {
+                HostedConnector connector = HostedConnector.create(plugins, request.getString(),
+                        connectorOffsets);
+                return new Wire.Out(TEXT).putString(
+                        connector.transactionBoundaries(request.getMap()));
             }
             case START_CONNECTOR -> {
                 int handle = request.getInt();

@@ -58,6 +58,57 @@ final class ScriptedTasks {
         }
     }
 
+    /**
+     * Defines its transactions: its one poll returns records 0-5 having asked to commit on
+     * record 1, abort on record 3 and commit after the batch; commits record 5 (the last of
+     * the batch) both by itself and in the batch request; committed records are remembered.
+     * Its context's TransactionContext is null without transaction.boundary=connector: then it
+     * returns one record and asks nothing.
+     */
+    public static final class Transactional extends Base {
+        static final List<Long> COMMITTED = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private boolean polled;
+
+        @Override
+        public List<SourceRecord> poll() {
+            if (polled) {
+                return null;
+            }
+            polled = true;
+            org.apache.kafka.connect.source.TransactionContext transactions =
+                    context.transactionContext();
+            if (transactions == null) {
+                return List.of(record("no context", 0));
+            }
+            List<SourceRecord> records = new java.util.ArrayList<>();
+            for (long i = 0; i < 6; i++) {
+                records.add(record("r" + i, i));
+            }
+            transactions.commitTransaction(records.get(1));
+            transactions.abortTransaction(record("r3", 3)); // matched by equals, as Connect
+            transactions.commitTransaction(records.get(5));
+            transactions.commitTransaction();
+            return records;
+        }
+
+        @Override
+        public void commitRecord(SourceRecord record,
+                org.apache.kafka.clients.producer.RecordMetadata metadata) {
+            COMMITTED.add((Long) record.sourceOffset().get("position"));
+        }
+    }
+
+    /** Asks to commit and abort the same record. */
+    public static final class Conflicted extends Base {
+        @Override
+        public List<SourceRecord> poll() {
+            SourceRecord one = record("both", 0);
+            context.transactionContext().commitTransaction(one);
+            context.transactionContext().abortTransaction(one);
+            return List.of(one);
+        }
+    }
+
     /** poll() blocks until stop() is called (from another thread), as a blocking poll does. */
     public static final class Blocking extends Base {
         private final CountDownLatch stopped = new CountDownLatch(1);

@@ -5,9 +5,11 @@ import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
 import org.apache.kafka.connect.source.SourceConnector;
 
-/** A connector that, once started, asks for a task reconfiguration and raises an error. */
+/** A connector that, once started, asks for a task reconfiguration and raises an error; it
+ * says it can define transaction boundaries. */
 public final class SignallingConnector extends SourceConnector {
 
     @Override
@@ -28,6 +30,12 @@ public final class SignallingConnector extends SourceConnector {
 
     @Override
     public void stop() {
+    }
+
+    @Override
+    public ConnectorTransactionBoundaries canDefineTransactionBoundaries(
+            Map<String, String> config) {
+        return ConnectorTransactionBoundaries.SUPPORTED;
     }
 
     @Override

@@ -36,7 +36,8 @@ class TaskHostProtocolTest {
 
     /** One decoded BATCH: what the Python side reads of it. */
     record Batch(long firstSeq, int taken, List<String> topics, List<String> values,
-            List<String[]> offsets, List<byte[]> rawValues, Map<Integer, String> schemas) {
+            List<String[]> offsets, List<byte[]> rawValues, Map<Integer, String> schemas,
+            int requests) {
     }
 
     @BeforeEach
@@ -135,7 +136,7 @@ class TaskHostProtocolTest {
         int[] keyLengths = new int[n];
         for (int i = 0; i < n; i++) {
             keyLengths[i] = reply.getInt();
-            assertEquals(-1, keyLengths[i], "FileStreamSourceTask records have no key");
+            assertEquals(-1, keyLengths[i], "the tasks' records have no key");
         }
         int[] valueLengths = new int[n];
         for (int i = 0; i < n; i++) {
@@ -158,7 +159,8 @@ class TaskHostProtocolTest {
                 schemas.put(reply.getInt(), reply.getString());
             }
         }
-        return new Batch(first, taken, topics, values, offsets, rawValues, schemas);
+        int requests = (flags & 32) != 0 ? reply.getInt() : 0;
+        return new Batch(first, taken, topics, values, offsets, rawValues, schemas, requests);
     }
 
     static String errorText(Wire.In reply) {
@@ -369,6 +371,65 @@ class TaskHostProtocolTest {
                 pollAll(2, 10, batches));
         assertEquals(List.of("renamed"), batches.get(0).topics().subList(0, 1));
         assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+    }
+
+    @Test
+    void connectorDefinedTransactionsEndBatchesAndCarryTheRequests() throws Exception {
+        ScriptedTasks.Transactional.COMMITTED.clear();
+        Wire.In started = startScripted(ScriptedTasks.Transactional.class,
+                Map.of("transaction.boundary", "connector"));
+        assertEquals(TaskHostMain.OK, started.kind, () -> errorText(started));
+        assertEquals(1, started.getInt(), "the task overrides commitRecord");
+
+        Batch first = poll(10);
+        assertEquals(List.of("r0", "r1"), first.values(), "a batch ends at a request");
+        assertEquals(1, first.requests(), "commit on its last record");
+        assertEquals("{\"position\":1}", first.offsets().get(0)[1]);
+        call(new Wire.Out(TaskHostMain.COMMITTED).putLong(1).putInt(0));
+        Batch second = poll(10);
+        assertEquals(List.of("r2", "r3"), second.values());
+        assertEquals(2, second.requests(), "abort on its last record");
+        Batch third = poll(1);
+        assertEquals(List.of("r4"), third.values(), "the POLL's limit");
+        assertEquals(0, third.requests());
+        Batch fourth = poll(10);
+        assertEquals(List.of("r5"), fourth.values());
+        assertEquals(1 | 1 << 2, fourth.requests(), "commit on the record, then after the poll");
+        call(new Wire.Out(TaskHostMain.COMMITTED).putLong(5).putInt(0));
+        assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+        assertEquals(List.of(0L, 1L, 4L, 5L), ScriptedTasks.Transactional.COMMITTED,
+                "the aborted transaction's records get no commitRecord");
+    }
+
+    @Test
+    void withoutConnectorBoundariesATaskHasNoTransactionContext() throws Exception {
+        startScripted(ScriptedTasks.Transactional.class, Map.of("transaction.boundary", "poll"));
+        Batch batch = poll(10);
+        assertEquals(List.of("no context"), batch.values());
+        assertEquals(0, batch.requests());
+        assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+    }
+
+    @Test
+    void aCommitAndAnAbortOfOneRecordFailThePoll() throws Exception {
+        startScripted(ScriptedTasks.Conflicted.class, Map.of("transaction.boundary", "connector"));
+        Wire.In reply = call(new Wire.Out(TaskHostMain.POLL).putInt(10).putLong(5_000));
+        assertEquals(TaskHostMain.ERROR, reply.kind);
+        assertEquals(IllegalStateException.class.getName(), reply.getString());
+        assertTrue(reply.getString().contains("both commit and abort"));
+        assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+    }
+
+    @Test
+    void aConnectorSaysWhetherItCanDefineTransactionBoundaries() throws Exception {
+        Wire.In file = call(new Wire.Out(TaskHostMain.TRANSACTION_BOUNDARIES)
+                .putString("org.apache.kafka.connect.file.FileStreamSourceConnector")
+                .putMap(Map.of()));
+        assertEquals(TaskHostMain.TEXT, file.kind, () -> errorText(file));
+        assertEquals("UNSUPPORTED", file.getString(), "Connect's default");
+        Wire.In signalling = call(new Wire.Out(TaskHostMain.TRANSACTION_BOUNDARIES)
+                .putString(SignallingConnector.class.getName()).putMap(Map.of()));
+        assertEquals("SUPPORTED", signalling.getString());
     }
 
     @Test
