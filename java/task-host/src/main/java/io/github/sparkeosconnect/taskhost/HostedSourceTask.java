@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * has a {@link HostedTransactionContext}: a batch handed out ends at the first record the task
  * asked to commit or abort on, or at the end of a {@code poll()}'s records for which it asked,
  * and carries the request; the records of a transaction it aborts are forgotten here (no
- * {@code commitRecord}, their offsets never this task's).
+ * {@code commitRecord}, their offsets never this task's). A batch request is read on the poll
+ * thread as its {@code poll()} returns (that thread reads ahead); one made in a {@code poll()}
+ * that returns no records applies after the next records.
  */
 public final class HostedSourceTask {
 
@@ -64,7 +66,11 @@ public final class HostedSourceTask {
     private final Set<String> standIns;
     private final OffsetJson json;
     private final HostedOffsetReader reader;
-    private final LinkedBlockingQueue<List<SourceRecord>> polled =
+    /** The records of one {@code poll()} and the request the task made for their batch. */
+    private record Polled(List<SourceRecord> records, int afterPoll) {
+    }
+
+    private final LinkedBlockingQueue<Polled> polled =
             new LinkedBlockingQueue<>(BUFFERED_POLLS);
     private final ConcurrentLinkedQueue<Runnable> commits = new ConcurrentLinkedQueue<>();
     private final ArrayDeque<Handed> handed = new ArrayDeque<>();
@@ -81,6 +87,8 @@ public final class HostedSourceTask {
     private boolean wantsMetadata;
     private List<SourceRecord> leftover = Collections.emptyList();
     private int leftoverAt;
+    private int leftoverAfterPoll;
+    private int deferredAfterPoll;
     private long nextSeq;
     private long commitRequestedThrough = -1;
 
@@ -166,11 +174,16 @@ public final class HostedSourceTask {
                     log.info("{}.poll() failed and is retried: {}", taskClass, retriable.toString());
                     continue;
                 }
+                int request = transactions == null ? HostedTransactionContext.NONE
+                        : transactions.afterBatch(); // here: the poll thread reads ahead
                 if (records == null || records.isEmpty()) {
+                    deferredAfterPoll = merged(deferredAfterPoll, request);
                     emptyPolls.incrementAndGet();
                     continue;
                 }
-                while (!stopping && !polled.offer(records, 100, TimeUnit.MILLISECONDS)) {
+                Polled batch = new Polled(records, merged(deferredAfterPoll, request));
+                deferredAfterPoll = HostedTransactionContext.NONE;
+                while (!stopping && !polled.offer(batch, 100, TimeUnit.MILLISECONDS)) {
                     runCommits();
                 }
             }
@@ -183,6 +196,19 @@ public final class HostedSourceTask {
                 failure = error;
             }
         }
+    }
+
+    /** A request made after a {@code poll()} that returned nothing ({@code deferred}) applies
+     * with the next records' one; opposite requests cannot both apply there. */
+    private static int merged(int deferred, int request) {
+        if (deferred == HostedTransactionContext.NONE || deferred == request) {
+            return request;
+        }
+        if (request == HostedTransactionContext.NONE) {
+            return deferred;
+        }
+        throw new IllegalStateException("the task requested to end the transaction in a poll() "
+                + "that returned no records, then the opposite for its next records");
     }
 
     private void runCommits() {
@@ -224,7 +250,7 @@ public final class HostedSourceTask {
                     }
                     continue;
                 }
-                List<SourceRecord> next;
+                Polled next;
                 if (batch.taken() == 0) {
                     long remaining = deadline - System.nanoTime();
                     if (remaining <= 0 || polled.isEmpty()
@@ -240,8 +266,9 @@ public final class HostedSourceTask {
                     }
                 }
                 if (next != null) {
-                    leftover = new ArrayList<>(next);
+                    leftover = new ArrayList<>(next.records());
                     leftoverAt = 0;
+                    leftoverAfterPoll = next.afterPoll();
                 }
             }
         });
@@ -267,7 +294,7 @@ public final class HostedSourceTask {
      * added: one on the record, or one for its poll's batch when it is that batch's last. */
     private boolean endsTransaction(ColumnBatch batch, SourceRecord record) {
         int afterRecord = transactions.after(record);
-        int afterPoll = leftoverAt == leftover.size() ? transactions.afterBatch()
+        int afterPoll = leftoverAt == leftover.size() ? leftoverAfterPoll
                 : HostedTransactionContext.NONE;
         if (afterRecord == HostedTransactionContext.NONE
                 && afterPoll == HostedTransactionContext.NONE) {

@@ -9,7 +9,7 @@ import org.apache.kafka.connect.source.TransactionContext;
  * A hosted task's {@link TransactionContext} ({@code transaction.boundary=connector}), as a
  * Connect worker's: the task asks to commit or abort after a record or after the batch its
  * {@code poll()} returns; the host asks, record by record as it hands them out, whether one
- * ends a transaction, and after the last record of each polled batch whether the batch does.
+ * ends a transaction, and as each {@code poll()} returns whether its batch does.
  * Records match by {@code equals}, as in Connect. Asking for both a commit and an abort of the
  * same record or batch fails the task when the host asks (the task could swallow it
  * otherwise). Thread-safe: a task may call it from threads of its own.

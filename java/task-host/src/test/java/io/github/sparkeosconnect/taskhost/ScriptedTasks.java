@@ -98,6 +98,29 @@ final class ScriptedTasks {
         }
     }
 
+    /**
+     * Ends each poll's batch through its TransactionContext: polls 1-3 return one record each
+     * and ask to commit, abort, commit their batch; poll 4 returns nothing but asks to commit,
+     * poll 5 returns one record; then nothing.
+     */
+    public static final class BatchRequests extends Base {
+        private int polls;
+
+        @Override
+        public List<SourceRecord> poll() {
+            polls++;
+            org.apache.kafka.connect.source.TransactionContext transactions =
+                    context.transactionContext();
+            switch (polls) {
+                case 1, 3, 4 -> transactions.commitTransaction();
+                case 2 -> transactions.abortTransaction();
+                default -> {
+                }
+            }
+            return polls <= 3 || polls == 5 ? List.of(record("p" + polls, polls)) : null;
+        }
+    }
+
     /** Asks to commit and abort the same record. */
     public static final class Conflicted extends Base {
         @Override

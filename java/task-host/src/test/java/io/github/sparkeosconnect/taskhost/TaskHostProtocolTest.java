@@ -402,6 +402,20 @@ class TaskHostProtocolTest {
     }
 
     @Test
+    void eachBatchRequestStaysWithItsPollThoughThePollThreadReadsAhead() throws Exception {
+        startScripted(ScriptedTasks.BatchRequests.class, Map.of("transaction.boundary", "connector"));
+        Thread.sleep(300); // the poll thread has polled all five by now
+        List<String> seen = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            Batch batch = poll(10);
+            seen.add(batch.values() + ":" + (batch.requests() >> 2));
+        }
+        assertEquals(List.of("[p1]:1", "[p2]:2", "[p3]:1", "[p5]:1"), seen,
+                "commit, abort, commit; the empty poll's commit applies after the next records");
+        assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+    }
+
+    @Test
     void withoutConnectorBoundariesATaskHasNoTransactionContext() throws Exception {
         startScripted(ScriptedTasks.Transactional.class, Map.of("transaction.boundary", "poll"));
         Batch batch = poll(10);
