@@ -193,8 +193,8 @@ class LiveSourceTask:
             if dispatched == 0:
                 plan.hooks.reached("poll", batch_id)
             dispatched += len(records)
-            # converted records (a Java task's) never meet the connector boundary, the one
-            # that looks at single records: the driver refuses it for Java plugins
+            # a Java task's converted records carry its TransactionContext requests with them
+            # (`ConvertedRecords.on_last`, `after_poll`), which the connector boundary applies
             boundary.dispatch(cast("list[SourceRecord]", records), ends_poll, transactions)
             yield from transactions.take_rows()
         if not self.stale:
