@@ -288,9 +288,7 @@ class LiveSourceTask:
             self._refused,
         )
         self._transactions = TaskTransactions(
-            plan,
             task,
-            self.producer,
             sender,
             self._guarantee,
             self._submitted,

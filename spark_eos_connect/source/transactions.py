@@ -24,7 +24,7 @@ from spark_eos_connect.kafka.producers import (
     ProducerClientError,
     txn_requires_abort,
 )
-from spark_eos_connect.ports import Clock, TransactionalProducer
+from spark_eos_connect.ports import Clock
 from spark_eos_connect.source.batch_result import BatchResult
 from spark_eos_connect.source.guarantees import COMMIT_TIMEOUT_S, DeliveryGuarantee
 from spark_eos_connect.source.offsets_mirror import OffsetsMirror
@@ -45,9 +45,7 @@ class TaskTransactions:
 
     def __init__(
         self,
-        plan: SourceTaskPlan,
         task: SourceTask,
-        producer: TransactionalProducer,
         sender: RecordSender,
         guarantee: DeliveryGuarantee,
         submitted: SubmittedOffsets,
@@ -56,9 +54,9 @@ class TaskTransactions:
         mirror: OffsetsMirror,
         clock: Clock,
     ) -> None:
-        self.plan = plan
+        self.plan = sender.plan
         self._task = task
-        self._producer = producer
+        self._producer = sender.producer
         self._sender = sender
         self._guarantee = guarantee
         self._submitted = submitted

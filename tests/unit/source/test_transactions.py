@@ -63,9 +63,7 @@ class Setup:
         )
         self.result = BatchResult()
         self.txns = TaskTransactions(
-            self.plan,
             self.task,
-            producer,
             sender,
             guarantee,
             submitted,
