@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 export EOSCONNECT_JARS_DIR ?= $(CURDIR)/.jars
 export PYSPARK_PYTHON := $(CURDIR)/$(PY)
 
-.PHONY: help setup postgres jars demo test test-cluster test-failover unit integration lint bench docs dist clean
+.PHONY: help setup postgres jars demo test test-times test-cluster test-failover unit integration lint bench docs dist clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -67,6 +67,14 @@ TEST_WORKERS ?= 2
 test: setup ## the JVM task host's JUnit tests, then unit and integration tests against a real local broker, Spark cluster and Delta
 	mvn -q -B -f $(TASK_HOST)/pom.xml test
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
+
+test-times: setup ## make test's pytest run with each test's time appended to test-times.tsv as it ends (readable mid-run), then the 30 slowest files
+	rm -f test-times.tsv
+	EOSCONNECT_TEST_TIMES=$(CURDIR)/test-times.tsv $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup -q; \
+	status=$$?; \
+	awk -F'\t' '{split($$3, id, "::"); s[id[1]] += $$1} END {for (f in s) printf "%8.1f s  %s\n", s[f], f}' \
+		test-times.tsv | sort -rn | head -30; \
+	exit $$status
 
 test-cluster: setup ## only the tests on the Spark standalone cluster (master + two workers)
 	$(PY) -m pytest -m cluster tests/integration/cluster

@@ -24,8 +24,20 @@ from spark_eos_connect.testing.faults import FAULT_ENV, MARKER_ENV, job_environm
 from spark_eos_connect.testing.postgres import PostgresCluster, PostgresDatabase
 
 EXTERNAL_BOOTSTRAP_ENV = "EOSCONNECT_TEST_BOOTSTRAP_SERVERS"
+TEST_TIMES_ENV = "EOSCONNECT_TEST_TIMES"
+"""A file each test's phases are appended to as they end (seconds, phase, test id): the run's
+slowest tests can be read while it runs, or after one cut short (`make test-times`)."""
 
 use_fast_start_jvms(os.environ)  # every Spark JVM of the run, and the jobs' and scripts' too
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Appends the phase's time to `$EOSCONNECT_TEST_TIMES` (xdist's controller and workers
+    both see each report: only the process that is not a worker writes)."""
+    times = os.environ.get(TEST_TIMES_ENV)
+    if times and "PYTEST_XDIST_WORKER" not in os.environ:
+        with open(times, "a", encoding="utf-8") as out:
+            out.write(f"{report.duration:.1f}\t{report.when}\t{report.nodeid}\n")
 
 
 @pytest.fixture(scope="session")
