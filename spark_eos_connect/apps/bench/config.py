@@ -33,6 +33,7 @@ TIMED_WORKS = (FIRST_RECORD,)
 LIMIT = "limit"
 CONNECT = "Kafka Connect EOS worker"
 EXACTLY_ONCE = "eosconnect exactly-once"
+JAVA_FILE_SOURCE = "eosconnect exactly-once, Connect's Java FileStreamSource"
 AT_LEAST_ONCE = "eosconnect at-least-once"
 SPARK_KAFKA = "Spark Kafka source"
 KAFKA_DELTA_SINK = "Spark Kafka source + delta_sink"
@@ -66,6 +67,7 @@ SINK_TASKS = (1, 2)
 
 PEERS: dict[tuple[str, str], str] = {
     (FILE, EXACTLY_ONCE): CONNECT,
+    (FILE, JAVA_FILE_SOURCE): CONNECT,
     (GENERATOR, AT_LEAST_ONCE): EXACTLY_ONCE,
     (DELTA, KAFKA_DELTA_SINK): SPARK_KAFKA,
     (DELTA, EOSCONNECT_DELTA): SPARK_KAFKA,

@@ -19,9 +19,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from spark_eos_connect.apps.bench.config import AT_LEAST_ONCE, EXACTLY_ONCE, BenchConfig
+from spark_eos_connect.apps.bench.config import (
+    AT_LEAST_ONCE,
+    EXACTLY_ONCE,
+    JAVA_FILE_SOURCE,
+    BenchConfig,
+)
 from spark_eos_connect.apps.bench.kafka_io import VisibilityWatch
 from spark_eos_connect.apps.bench.results import ModeResult, progress_batches
+from spark_eos_connect.jvm import jars
 
 MAX_POLL_DURATION_MS = 600_000
 """`maxPollDurationMs`: high, so that every micro-batch has its planned size (a task stops
@@ -48,13 +54,20 @@ def generator_options(
     }
 
 
+JAVA_FILE_CONNECTOR = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+"""Connect's own file source, run from its plugin folder in a JVM task host."""
+
+
 def file_options(
-    config: BenchConfig, name: str, path: Path, topic: str, bootstrap: str
+    config: BenchConfig, name: str, path: Path, topic: str, bootstrap: str, java: bool = False
 ) -> dict[str, str]:
-    """FileStreamSource on `path`, exactly once."""
+    """FileStreamSource on `path`, exactly once: the project's, or Connect's Java connector
+    from its `plugin.path` folder when `java`."""
+    plugin = {"plugin.path": str(jars.plugin_path("connect-file"))} if java else {}
     return {
         "name": name,
-        "connector.class": "FileStreamSource",
+        "connector.class": JAVA_FILE_CONNECTOR if java else "FileStreamSource",
+        **plugin,
         "tasks.max": "1",
         "file": str(path),
         "topic": topic,
@@ -141,11 +154,13 @@ def run_file(
     topic: str,
     kafka: Mapping[str, Any],
     checkpoint: Path,
+    java: bool = False,
 ) -> ModeResult:
-    """FileStreamSource exactly-once, timed from the query's start until every line is
-    visible read_committed; costs from its micro-batches after batch 0 when there are two."""
+    """FileStreamSource exactly-once (Connect's Java one when `java`), timed from the query's
+    start until every line is visible read_committed; costs from its micro-batches after
+    batch 0 when there are two."""
     bootstrap = kafka["bootstrap.servers"]
-    options = file_options(config, name, path, topic, bootstrap)
+    options = file_options(config, name, path, topic, bootstrap, java)
     with VisibilityWatch(kafka, topic, 1, config.file_records) as watch:
         started = time.monotonic()
         query = start_query(spark, options, checkpoint)
@@ -158,7 +173,7 @@ def run_file(
     batches = later if len({n for n, _ in later}) > 1 else [b for _, b in found]
     return ModeResult(
         work,
-        EXACTLY_ONCE,
+        JAVA_FILE_SOURCE if java else EXACTLY_ONCE,
         config.file_records,
         reached - started,
         tuple(batches),

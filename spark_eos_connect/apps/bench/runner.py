@@ -35,6 +35,7 @@ from spark_eos_connect.apps.bench.config import (
     FILE,
     FIRST_RECORD,
     GENERATOR,
+    JAVA_FILE_SOURCE,
     JOB_FROM_NOTHING,
     LIMIT,
     POSTGRES,
@@ -353,17 +354,13 @@ def run_with_spark(run: Run, spark: Any, lines: Path | None, sink_topic: str | N
                 generated_id,
             )
     if FILE in c.works and lines is not None:
-        run.mode(
-            FILE,
-            EXACTLY_ONCE,
-            lambda topic: pipeline.run_file(
-                spark, c, FILE, f"bench-file-{rid}", lines, topic, run.kafka, checkpoints / "file"
-            ),
-            "file-eos",
-            1,
-            c.file_records,
-            value_number,
-        )
+        for key, mode, java in (("eos", EXACTLY_ONCE, False), ("java", JAVA_FILE_SOURCE, True)):
+            measure = partial(
+                pipeline.run_file,
+                spark, c, FILE, f"bench-file-{key}-{rid}", lines,
+                kafka=run.kafka, checkpoint=checkpoints / f"file-{key}", java=java,
+            )  # fmt: skip
+            run.mode(FILE, mode, measure, f"file-{key}", 1, c.file_records, value_number)
     if DELTA in c.works:
 
         def delta() -> tuple[list[ModeResult], list[Verification]]:

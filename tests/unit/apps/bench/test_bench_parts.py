@@ -14,7 +14,9 @@ from spark_eos_connect.apps.bench.config import (
     DELTA,
     EXACTLY_ONCE,
     FILE,
+    JAVA_FILE_SOURCE,
     LIMIT,
+    PEERS,
     SPARK_KAFKA,
     BenchConfig,
 )
@@ -75,6 +77,19 @@ def test_pipeline_options_carry_the_bench_sizes() -> None:
     file = file_options(config, "n", Path("/f"), "t", "b:1")
     assert (file["connector.class"], file["batch.size"]) == ("FileStreamSource", "10000")
     assert file["exactly.once.source.support"] == "enabled"
+    assert "plugin.path" not in file
+
+
+def test_the_java_file_mode_runs_connects_own_connector_from_its_plugin_folder() -> None:
+    config = BenchConfig(records=2000, tasks=2, per_trigger=1000, records_per_poll=500)
+    python = file_options(config, "n", Path("/f"), "t", "b:1")
+    java = file_options(config, "n", Path("/f"), "t", "b:1", java=True)
+    assert java["connector.class"] == "org.apache.kafka.connect.file.FileStreamSourceConnector"
+    assert Path(java.pop("plugin.path")).name == "connect-file"
+    assert {k: v for k, v in java.items() if k != "connector.class"} == {
+        k: v for k, v in python.items() if k != "connector.class"
+    }
+    assert PEERS[(FILE, JAVA_FILE_SOURCE)] == CONNECT
 
 
 def test_connect_worker_is_an_eos_worker_with_the_same_batch_size() -> None:
