@@ -11,11 +11,12 @@ prefix of its own. The snapshot, then inserts, updates (a key change among them)
 one transaction over both tables, streamed.
 
 Each topic's records (both tables' and the BEGIN/END transaction topic's) are compared one by
-one, in order: key, value (schema and payload) and headers, with Connect's prefix read as
-ours. Left out is only what two connectors on one database make each for themselves: the
-envelope's event times (`ts_ms`, `ts_us`, `ts_ns`), `source.name` (the prefix, compared
-swapped anyway), in snapshot records where and when each one's snapshot read the row
-(`source`'s LSN, transaction, xmin, sequence and times), and the value of the
+one, key by key in the order written: key, value (schema and payload) and headers, with
+Connect's prefix read as ours; each record must be in the partition (of three) that Java's
+producer picks for its key bytes. Left out is only what two connectors on one database make
+each for themselves: the envelope's event times (`ts_ms`, `ts_us`, `ts_ns`), `source.name`
+(the prefix, compared swapped anyway), in snapshot records where and when each one's snapshot
+read the row (`source`'s LSN, transaction, xmin, sequence and times), and the value of the
 `__debezium.context.runId` header (a UUID each task start makes). Streamed records read the
 same WAL, so their `source` and `transaction` are compared whole.
 
@@ -37,6 +38,7 @@ from typing import Any
 from spark_eos_connect.apps.connect_worker import ConnectWorker
 from spark_eos_connect.jvm import jars
 from spark_eos_connect.kafka.clients import ConsumedRecord, admin_client, ensure_topic
+from spark_eos_connect.protocol.murmur2 import default_partition
 from spark_eos_connect.testing import wait_for
 from spark_eos_connect.testing.postgres import PostgresDatabase
 
@@ -49,6 +51,9 @@ JSON = "org.apache.kafka.connect.json.JsonConverter"
 OFFSETS_TOPIC = "eosconnect-offsets"
 """The project's default offsets topic, the one the query's connector uses."""
 TIMEOUT_S = 120.0
+PARTITIONS = 3
+"""Partitions of each topic: each record must be in the one Java's producer picks for its key
+bytes (murmur2; the key schema's name holds the prefix, so the two sides' differ)."""
 TABLES = ("accounts", "entries")
 TOPICS = (*(f"public.{table}" for table in TABLES), "transaction")
 """Each connector's topics, after its prefix: a topic per table, and the transactions'."""
@@ -104,7 +109,7 @@ def test_java_debezium_writes_what_debezium_on_a_connect_worker_writes(
     everything = [topic for by_kind in topics.values() for topic in by_kind.values()]
     admin = admin_client(kafka_config)
     for topic in everything:
-        ensure_topic(admin, topic, partitions=1)
+        ensure_topic(admin, topic, partitions=PARTITIONS)
 
     def config(name: str) -> dict[str, str]:
         prefix = prefixes[name]
@@ -171,15 +176,21 @@ def test_java_debezium_writes_what_debezium_on_a_connect_worker_writes(
     problems: list[str] = []
     consumed = sorted(read_committed(*everything), key=lambda r: r.offset)
     for kind in TOPICS:
-        mine = [r for r in consumed if r.topic == topics[ours][kind]]
-        other = [r for r in consumed if r.topic == topics[theirs][kind]]
+        mine = by_key([r for r in consumed if r.topic == topics[ours][kind]], lambda k: k)
+        other = by_key([r for r in consumed if r.topic == topics[theirs][kind]], as_ours)
         assert len(mine) == len(other) == SNAPSHOT[kind] + STREAMED[kind], kind
         for number, (our_record, their_record) in enumerate(zip(mine, other, strict=True)):
-            where = f"{kind} record {number}"
+            where = f"{kind} record {number} by key"
             problems.extend(
                 f"{where}: {difference}"
                 for difference in differences(our_record, their_record, as_ours)
             )
+        problems.extend(
+            f"{kind}: key {record.key!r} in partition {record.partition}"
+            for record in (*mine, *other)
+            if record.key is not None
+            and record.partition != default_partition(record.key, PARTITIONS)
+        )
     assert not problems, "\n".join(problems)
 
     # the offsets: one source partition each, the same key bytes but for the names; the last
@@ -206,6 +217,17 @@ def headers(record: ConsumedRecord) -> list[tuple[str, str | None]]:
         (k, None if v is None else "<run id>" if k == RUN_ID and v else v.decode())
         for k, v in record.headers
     ]
+
+
+def by_key(records: list[ConsumedRecord], read: Callable[[Any], Any]) -> list[ConsumedRecord]:
+    """`records` in the order of their keys (JSON, read with `read`), each key's in the order
+    written (one partition holds them)."""
+
+    def order(record: ConsumedRecord) -> tuple[str, int]:
+        key = read(json.loads(record.key or b"null"))
+        return json.dumps(key, sort_keys=True), record.offset
+
+    return sorted(records, key=order)
 
 
 def differences(
