@@ -16,7 +16,6 @@ the transaction's commit LSN (Debezium's: the change's own record), `source.sequ
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,13 +25,13 @@ from spark_eos_connect.kafka.clients import ConsumedRecord, admin_client, ensure
 from spark_eos_connect.testing import wait_for
 from spark_eos_connect.testing.postgres import PostgresDatabase
 
+from ..debezium_events import DEBEZIUM, decoded, swapped
 from .cdc_query import start_cdc_query
 from .conftest import CONNECT_MARKS
 from .test_postgres_cdc_interop import CHANGES, JSON, RECORDS, ROWS, TABLE
 
 pytestmark = CONNECT_MARKS
 
-DEBEZIUM = "io.debezium.connector.postgresql.PostgresConnector"
 TIMEOUT_S = 120.0
 MORE_TYPES = (
     "ALTER TABLE items ADD COLUMN small smallint, ADD COLUMN real4 real, "
@@ -51,13 +50,6 @@ MORE_VALUES = (
     "WHERE id = 1"
 )
 """Values for those columns in the snapshot's first row (its `u` event carries them too)."""
-
-
-def decoded(record: ConsumedRecord) -> tuple[Any, Any]:
-    """A record's key and value as JsonConverter wrote them (`schema` and `payload`)."""
-    key = None if record.key is None else json.loads(record.key)
-    value = None if record.value is None else json.loads(record.value)
-    return key, value
 
 
 def test_envelope_matches_debezium_field_by_field(
@@ -186,14 +178,3 @@ ALWAYS_SAME = (
 STREAMED_SAME = ("snapshot", "txId", "ts_ms", "ts_us", "ts_ns")
 """`source` fields equal in streamed records: the transaction and its commit time. A snapshot's
 are each connector's own (its snapshot transaction, slot and read time)."""
-
-
-def swapped(value: Any, old: str, new: str) -> Any:
-    """`value` with `old` replaced by `new` in every string (Debezium's prefix by ours)."""
-    if isinstance(value, str):
-        return value.replace(old, new)
-    if isinstance(value, dict):
-        return {k: swapped(v, old, new) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return type(value)(swapped(v, old, new) for v in value)
-    return value

@@ -29,9 +29,9 @@ from spark_eos_connect.kafka.clients import ConsumedRecord, admin_client, ensure
 from spark_eos_connect.testing import wait_for
 from spark_eos_connect.testing.postgres import PostgresDatabase
 
+from ..debezium_events import DEBEZIUM, decoded, swapped
 from .cdc_query import start_cdc_query
 from .conftest import CONNECT_MARKS
-from .test_debezium_parity import DEBEZIUM, decoded, swapped
 from .test_postgres_cdc_interop import JSON
 
 pytestmark = CONNECT_MARKS
