@@ -25,6 +25,7 @@ from spark_eos_connect.apps.bench.config import (
     JAVA_FILE_SOURCE,
     BenchConfig,
 )
+from spark_eos_connect.apps.bench.host_memory import PeakHostMemory
 from spark_eos_connect.apps.bench.kafka_io import VisibilityWatch
 from spark_eos_connect.apps.bench.results import ModeResult, progress_batches
 from spark_eos_connect.jvm import jars
@@ -161,7 +162,7 @@ def run_file(
     batch 0 when there are two."""
     bootstrap = kafka["bootstrap.servers"]
     options = file_options(config, name, path, topic, bootstrap, java)
-    with VisibilityWatch(kafka, topic, 1, config.file_records) as watch:
+    with VisibilityWatch(kafka, topic, 1, config.file_records) as watch, PeakHostMemory() as hosts:
         started = time.monotonic()
         query = start_query(spark, options, checkpoint)
         try:
@@ -178,5 +179,5 @@ def run_file(
         reached - started,
         tuple(batches),
         "from the query's start until every line is visible read_committed (Spark session "
-        "already up)",
+        "already up)" + (f"; JVM task hosts' peak RSS {hosts.peak_mib:.0f} MiB" if java else ""),
     )
