@@ -50,6 +50,8 @@ CDC_EOS_SNAPSHOT = "eosconnect snapshot"
 CDC_DEBEZIUM_SNAPSHOT = "Debezium on Connect EOS worker, snapshot"
 CDC_EOS_STREAMING = "eosconnect streaming"
 CDC_DEBEZIUM_STREAMING = "Debezium on Connect EOS worker, streaming"
+CDC_JAVA_SNAPSHOT = "Debezium under eosconnect, snapshot"
+CDC_JAVA_STREAMING = "Debezium under eosconnect, streaming"
 
 
 def connect_sink(tasks: int) -> str:
@@ -81,6 +83,8 @@ PEERS: dict[tuple[str, str], str] = {
     (POSTGRES, PG_SINK_UPSERT): PG_ALOS_UPSERT,
     (POSTGRES_CDC, CDC_EOS_SNAPSHOT): CDC_DEBEZIUM_SNAPSHOT,
     (POSTGRES_CDC, CDC_EOS_STREAMING): CDC_DEBEZIUM_STREAMING,
+    (POSTGRES_CDC, CDC_JAVA_SNAPSHOT): CDC_DEBEZIUM_SNAPSHOT,
+    (POSTGRES_CDC, CDC_JAVA_STREAMING): CDC_DEBEZIUM_STREAMING,
 }
 """(work, mode) -> the mode of the same work it is compared with."""
 

@@ -1,7 +1,8 @@
 """`--only postgres-cdc` side by side (issue 45): PostgresCdcSource, a Spark query, next to
 Debezium 3.6.1.Final's PostgresConnector on a Kafka Connect 4.3.1 distributed worker
 (`exactly.once.source.support=enabled`, as `connect_worker` configures it), on the same
-PostgreSQL cluster and the same broker.
+PostgreSQL cluster and the same broker; and the same Java connector from its plugin folder
+as an eosconnect query (issue 46: its tasks in a JVM task host), configured as on the worker.
 
 The protocol, per side and per round, one side at a time (the two would contend for the
 machine's 2 cores if run at once):
@@ -16,14 +17,14 @@ machine's 2 cores if run at once):
 4. The connector stops, its slot is dropped, and its topic is counted: `rows` snapshot
    records (`op` r) and `rows` inserts (`op` c), each id once.
 
-Both sides get an untimed warm-up run (`WARMUP_ROWS`) first; then `ROUNDS` rounds, the order
-alternating (eosconnect first in round 1, Debezium first in round 2); each figure is the
-median of its rounds. Each side has its own slot, publication (`publication.autocreate.mode=
-filtered`), topic prefix and topic (one partition, created beforehand). Both use
-JsonConverter without schemas for keys and values and `max.batch.size=5000` (the figure the
-bench's eosconnect CDC query already used; Debezium's other batch settings stay at their
-defaults, `max.queue.size=8192`); eosconnect also keeps the bench's `maxRecordsPerTrigger`
-and its 200 ms trigger.
+Every side gets an untimed warm-up run (`WARMUP_ROWS`) first; then `ROUNDS` rounds, the order
+reversed every other round (eosconnect first in round 1, Debezium on the worker first in round
+2); each figure is the median of its rounds. Each side has its own slot, publication
+(`publication.autocreate.mode=filtered`), topic prefix and topic (one partition, created
+beforehand). All use JsonConverter without schemas for keys and values and
+`max.batch.size=5000` (the figure the bench's eosconnect CDC query already used; Debezium's
+other batch settings stay at their defaults, `max.queue.size=8192`); the queries also keep the
+bench's `maxRecordsPerTrigger` and its 200 ms trigger.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ from spark_eos_connect.apps.bench.config import (
     CDC_DEBEZIUM_STREAMING,
     CDC_EOS_SNAPSHOT,
     CDC_EOS_STREAMING,
+    CDC_JAVA_SNAPSHOT,
+    CDC_JAVA_STREAMING,
     POSTGRES_CDC,
 )
 from spark_eos_connect.apps.bench.kafka_io import VisibilityWatch
@@ -61,8 +64,9 @@ from spark_eos_connect.testing.postgres import PostgresCluster, PostgresDatabase
 from spark_eos_connect.testing.waiting import wait_for
 
 EOS: Final = "eosconnect"
+JAVA: Final = "Debezium under eosconnect"
 DEBEZIUM: Final = "Debezium"
-SIDES: Final = (EOS, DEBEZIUM)
+SIDES: Final = (EOS, JAVA, DEBEZIUM)
 MEASURES: Final = ("snapshot", "streaming")
 DEBEZIUM_CONNECTOR: Final = "io.debezium.connector.postgresql.PostgresConnector"
 JSON_CONVERTER: Final = "org.apache.kafka.connect.json.JsonConverter"
@@ -77,6 +81,8 @@ SLOT_GONE_TIMEOUT_S: Final = 60.0
 MODES: Final = {
     (EOS, "snapshot"): CDC_EOS_SNAPSHOT,
     (EOS, "streaming"): CDC_EOS_STREAMING,
+    (JAVA, "snapshot"): CDC_JAVA_SNAPSHOT,
+    (JAVA, "streaming"): CDC_JAVA_STREAMING,
     (DEBEZIUM, "snapshot"): CDC_DEBEZIUM_SNAPSHOT,
     (DEBEZIUM, "streaming"): CDC_DEBEZIUM_STREAMING,
 }
@@ -86,6 +92,8 @@ TIMINGS: Final = {
     (DEBEZIUM, "snapshot"): "PUT /connectors/NAME/config on a running worker "
     "(snapshot.mode=initial)",
     (EOS, "streaming"): "the idle streaming query",
+    (JAVA, "snapshot"): "query start() on a running session (snapshot.mode=initial)",
+    (JAVA, "streaming"): "the idle streaming query",
     (DEBEZIUM, "streaming"): "the idle streaming connector",
 }
 
@@ -93,14 +101,16 @@ TIMINGS: Final = {
 # -- pure parts ----------------------------------------------------------------------------
 
 
-def round_order(index: int) -> tuple[str, str]:
-    """The sides' order in round `index` (from 0): eosconnect first in even rounds."""
-    return SIDES if index % 2 == 0 else (SIDES[1], SIDES[0])
+def round_order(index: int) -> tuple[str, ...]:
+    """The sides' order in round `index` (from 0): eosconnect first in even rounds, reversed
+    in odd ones."""
+    return SIDES if index % 2 == 0 else SIDES[::-1]
 
 
 def prefix_for(side: str, label: str, run_id: str) -> str:
     """A topic prefix that is also a valid slot name (lower case, digits, underscores)."""
-    return f"bench_{'eos' if side == EOS else 'dbz'}_{label}_{run_id}".lower()
+    short = {EOS: "eos", JAVA: "java", DEBEZIUM: "dbz"}[side]
+    return f"bench_{short}_{label}_{run_id}".lower()
 
 
 def debezium_config(database: PostgresDatabase, prefix: str) -> dict[str, str]:
@@ -127,6 +137,18 @@ def debezium_config(database: PostgresDatabase, prefix: str) -> dict[str, str]:
         "key.converter.schemas.enable": "false",
         "value.converter": JSON_CONVERTER,
         "value.converter.schemas.enable": "false",
+    }
+
+
+def java_options(database: PostgresDatabase, prefix: str, bootstrap: str) -> dict[str, str]:
+    """Debezium's Java connector as an eosconnect query: the worker's config (`debezium_config`)
+    with the plugin folder, the query's name and Kafka, and the bench's `maxRecordsPerTrigger`."""
+    return {
+        **debezium_config(database, prefix),
+        "name": prefix,
+        "plugin.path": str(plugin_path("debezium")),
+        "maxRecordsPerTrigger": cdc_options(database, prefix, bootstrap)["maxRecordsPerTrigger"],
+        "kafka.bootstrap.servers": bootstrap,
     }
 
 
@@ -241,7 +263,8 @@ class Running:
 
 
 def start_eos(spark: Any, options: Mapping[str, str], checkpoint: Path) -> Running:
-    """The PostgresCdcSource query on the running session."""
+    """An eosconnect CDC query (PostgresCdcSource, or Debezium from its plugin folder) on the
+    running session."""
     query = start_query(spark, dict(options), checkpoint)
 
     def alive() -> None:
@@ -355,8 +378,9 @@ class SideBySide:
 
     def starter(self, side: str, database: PostgresDatabase, prefix: str) -> Callable[[], Running]:
         """How `side` starts on `database` under `prefix`."""
-        if side == EOS:
-            options = eos_options(database, prefix, self.kafka["bootstrap.servers"])
+        if side in (EOS, JAVA):
+            options_of = eos_options if side == EOS else java_options
+            options = options_of(database, prefix, self.kafka["bootstrap.servers"])
             checkpoint = self.folder / prefix / "checkpoint"
             return lambda: start_eos(self.spark, options, checkpoint)
         config = debezium_config(database, prefix)

@@ -4,6 +4,7 @@ verification lines, the rows of the table)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -12,17 +13,21 @@ from spark_eos_connect.apps.bench.config import (
     CDC_DEBEZIUM_STREAMING,
     CDC_EOS_SNAPSHOT,
     CDC_EOS_STREAMING,
+    CDC_JAVA_SNAPSHOT,
+    CDC_JAVA_STREAMING,
     PEERS,
     POSTGRES_CDC,
 )
 from spark_eos_connect.apps.bench.postgres_cdc_peer import (
     DEBEZIUM,
     EOS,
+    JAVA,
     Counts,
     Timing,
     count_records,
     debezium_config,
     eos_options,
+    java_options,
     prefix_for,
     round_order,
     summarize,
@@ -44,15 +49,32 @@ def record(ident: int | None, op: str | None) -> tuple[bytes | None, bytes | Non
 
 
 def test_the_order_alternates_so_that_each_side_goes_first_once() -> None:
-    assert round_order(0) == (EOS, DEBEZIUM)
-    assert round_order(1) == (DEBEZIUM, EOS)
-    assert round_order(2) == (EOS, DEBEZIUM)
+    assert round_order(0) == (EOS, JAVA, DEBEZIUM)
+    assert round_order(1) == (DEBEZIUM, JAVA, EOS)
+    assert round_order(2) == (EOS, JAVA, DEBEZIUM)
 
 
 def test_prefixes_are_slot_names_of_their_own() -> None:
     ours, theirs = prefix_for(EOS, "r1", "ab12"), prefix_for(DEBEZIUM, "r1", "ab12")
     assert ours == "bench_eos_r1_ab12" and theirs == "bench_dbz_r1_ab12"
     assert prefix_for(EOS, "Warmup", "AB") == "bench_eos_warmup_ab"
+    assert prefix_for(JAVA, "r1", "ab12") == "bench_java_r1_ab12"
+
+
+def test_the_java_side_is_the_workers_debezium_config_as_a_query() -> None:
+    worker = debezium_config(DATABASE, "bench_java_r1_x")
+    query = java_options(DATABASE, "bench_java_r1_x", "127.0.0.1:9092")
+    assert {k: query[k] for k in worker} == worker
+    assert Path(query["plugin.path"]).name == "debezium"
+    assert (query["name"], query["kafka.bootstrap.servers"]) == (
+        "bench_java_r1_x",
+        "127.0.0.1:9092",
+    )
+    assert (
+        query["maxRecordsPerTrigger"] == eos_options(DATABASE, "x", "b:1")["maxRecordsPerTrigger"]
+    )
+    assert PEERS[(POSTGRES_CDC, CDC_JAVA_SNAPSHOT)] == CDC_DEBEZIUM_SNAPSHOT
+    assert PEERS[(POSTGRES_CDC, CDC_JAVA_STREAMING)] == CDC_DEBEZIUM_STREAMING
 
 
 def test_both_sides_read_the_same_table_with_the_same_converters_and_batch() -> None:
