@@ -7,13 +7,15 @@ which keeps the Java connector between `start` and `stop`. Its tasks are `JavaSo
 their configs carry Connect's `task.class`, as a Connect worker writes them. While it runs, a
 watcher thread asks the JVM every `EVENTS_INTERVAL_S` whether the connector requested a task
 reconfiguration or raised an error through its context, and passes them to this connector's
-context (the driver's `ManagedConnector` acts on them). The connector's own offset reader
-answers "no offset" for now (issue 46).
+context (the driver's `ManagedConnector` acts on them). `alter_offsets` is the Java connector's
+`alterOffsets` on a fresh instance, as a Connect worker calls it when offsets are altered or
+reset. The connector's own offset reader answers "no offset" for now (issue 46).
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import threading
 from collections.abc import Mapping
@@ -25,6 +27,7 @@ from spark_eos_connect.api.source import (
     ExactlyOnceSupport,
     SourceConnector,
 )
+from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.jvm_tasks.client import TaskHostProcess, shared_host
 from spark_eos_connect.jvm_tasks.errors import JavaPluginError
 from spark_eos_connect.jvm_tasks.java_source_task import (
@@ -34,6 +37,7 @@ from spark_eos_connect.jvm_tasks.java_source_task import (
     JavaSourceTask,
 )
 from spark_eos_connect.jvm_tasks.wire import (
+    ALTER_OFFSETS,
     CONNECTOR_EVENTS,
     EXACTLY_ONCE_SUPPORT,
     START_CONNECTOR,
@@ -126,6 +130,35 @@ class JavaSourceConnector(SourceConnector):
             else (ConnectorTransactionBoundaries(text))
         )
 
+    def alter_offsets(
+        self, config: dict[str, str], offsets: list[tuple[dict[str, Any], dict[str, Any] | None]]
+    ) -> bool:
+        """The Java connector's `alterOffsets(config, offsets)` (ALTER_OFFSETS), on a fresh
+        instance as a Connect worker calls it: partitions and offsets reach it with Connect's
+        JSON types (an integer as a Long), a None offset (a reset) as null. Its `true` or
+        `false` is returned; its refusal (any exception) is a `ConfigError` with its message,
+        an `UnsupportedOperationException` a `NotImplementedError`. A task host that fails
+        (rather than the connector) raises a RuntimeError: not the connector's answer."""
+        request = FrameWriter(ALTER_OFFSETS).text(self.java_class).map(self._strings(config))
+        request.i32(len(offsets))
+        for partition, offset in offsets:
+            request.text(_json(partition)).text(None if offset is None else _json(offset))
+        try:
+            reply = self._host().call(request)
+        except JavaPluginError as error:
+            first = str(error.args[0]).splitlines()[0]
+            if not error.java_class:  # the JVM itself failed: not the connector's answer
+                raise RuntimeError(
+                    f"Java connector {self.java_class} (plugin.path {list(self.plugin_path)}): "
+                    f"alterOffsets could not be called: {first}"
+                ) from error
+            log.info("Java connector %s refused the offsets:\n%s", self.java_class, error.trace)
+            reason = first.removeprefix(f"{error.java_class}: ")
+            if error.java_class == "java.lang.UnsupportedOperationException":
+                raise NotImplementedError(f"{reason} ({error.java_class})") from error
+            raise ConfigError(reason) from error
+        return reply.i32() == 1
+
     def start(self, props: dict[str, str]) -> None:
         """Start the Java connector in the driver's task host."""
         handle = next(_HANDLES)
@@ -191,6 +224,10 @@ class JavaSourceConnector(SourceConnector):
         the connector's options its JVM applies (converters, transforms, errors.*),
         config references unresolved."""
         return {PLUGIN_PATH: list(cls.plugin_path), CONNECTOR_OPTIONS: dict(connector_options)}
+
+
+def _json(value: Mapping[str, Any]) -> str:
+    return json.dumps(value, separators=(",", ":"), allow_nan=False)
 
 
 _CLASSES: dict[tuple[str, tuple[str, ...]], type[JavaSourceConnector]] = {}

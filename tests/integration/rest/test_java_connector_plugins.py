@@ -1,13 +1,15 @@
 """The REST API with Connect's `plugin.path`: Connect's own FileStream connectors (the plugin
 folder `make setup` fetches) and Debezium's PostgresConnector, listed with the versions their
-plugins report and validated with their own ConfigDef in the driver's JVM task host, on a
-herder over the real broker. tests/integration/connect/test_java_plugins_rest_parity.py holds
-the same answers up to a Kafka Connect 4.3.1 worker's."""
+plugins report and validated with their own ConfigDef in the driver's JVM task host, and their
+offsets altered and reset through their own alterOffsets (KIP-875), on a herder over the real
+broker. tests/integration/connect/test_java_plugins_rest_parity.py holds the listing and
+validation answers up to a Kafka Connect 4.3.1 worker's."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,13 +23,29 @@ pytestmark = pytest.mark.integration
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 POSTGRES = "io.debezium.connector.postgresql.PostgresConnector"
+SCRIPTED = "io.github.sparkeosconnect.testplugins.ScriptedTransactionsSourceConnector"
 MISSING_TOPIC = 'Missing required configuration "topic" which has no default value.'
+HANDLED = "The offsets for this connector have been {} successfully"
+FRAMEWORK_ONLY = (
+    "The Connect framework-managed offsets for this connector have been {0} successfully. "
+    "However, if this connector manages offsets externally, they will need to be manually {0} "
+    "in the system that the connector uses."
+)
+
+
+def scripted_folder() -> Path:
+    """The plugin folder of the project's Java test connector (java/test-plugins), whose
+    alterOffsets is Connect's default (false)."""
+    folder = jars.cache_root() / "test-plugins" / "scripted-transactions"
+    if not any(folder.glob("*.jar")):
+        pytest.fail(f"{folder} holds no jar: run `make setup`, which builds java/test-plugins")
+    return folder
 
 
 @pytest.fixture
 def settings(settings: WorkerSettings) -> WorkerSettings:
     """The rest suite's settings with Connect's file plugin and Debezium on `plugin.path`."""
-    folders = [jars.plugin_path("connect-file"), jars.plugin_path("debezium")]
+    folders = [jars.plugin_path("connect-file"), jars.plugin_path("debezium"), scripted_folder()]
     return dataclasses.replace(settings, plugin_path=",".join(str(f) for f in folders))
 
 
@@ -104,3 +122,47 @@ def test_debezium_validates_with_its_config_def_and_never_echoes_a_password(
         e for e in infos["configs"] if e["definition"] and e["definition"]["type"] == "PASSWORD"
     ]
     assert passwords and all(e["value"]["value"] in (None, "[hidden]") for e in passwords)
+
+
+def stopped(client: TestClient, name: str, config: dict[str, str]) -> str:
+    """`name` created with `config`, then STOPPED (its offsets may change)."""
+    created = client.put(f"/connectors/{name}/config", json=config)
+    assert created.status_code == 201, created.text
+    assert client.put(f"/connectors/{name}/stop").status_code == 204
+    return f"/connectors/{name}/offsets"
+
+
+def test_offsets_of_a_java_source_go_through_its_own_alter_offsets(
+    client: TestClient, unique_name: Callable[[str], str], tmp_path: Path
+) -> None:
+    """Connect's FileStreamSourceConnector accepts a position (a Long once in Java), refuses
+    a negative one (400 with its reason, nothing written) and handles a reset; a connector
+    keeping Connect's default alterOffsets (false) gets Connect's other message."""
+    name = unique_name("java-offsets")
+    file = str(tmp_path / "in.txt")
+    offsets = stopped(client, name, {"connector.class": FILE_SOURCE, "topic": "t", "file": file})
+    at_42 = {"offsets": [{"partition": {"filename": file}, "offset": {"position": 42}}]}
+    altered = client.patch(offsets, json=at_42)
+    assert altered.status_code == 200, altered.text
+    assert altered.json() == {"message": HANDLED.format("altered")}
+    assert client.get(offsets).json() == at_42
+
+    negative = {"offsets": [{"partition": {"filename": file}, "offset": {"position": -1}}]}
+    refused = client.patch(offsets, json=negative)
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["message"] == (
+        f"Connector {name} rejected the offsets: The value for the 'position' key in the "
+        "offset should be a non-negative value"
+    )
+    assert client.get(offsets).json() == at_42
+
+    reset = client.delete(offsets)
+    assert reset.status_code == 200, reset.text
+    assert reset.json() == {"message": HANDLED.format("reset")}
+    assert client.get(offsets).json() == {"offsets": []}
+
+    scripted = stopped(
+        client, unique_name("java-default"), {"connector.class": SCRIPTED, "topic": "t"}
+    )
+    framework_only = client.delete(scripted)
+    assert framework_only.json() == {"message": FRAMEWORK_ONLY.format("reset")}

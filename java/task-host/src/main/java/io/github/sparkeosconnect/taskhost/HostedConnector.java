@@ -16,8 +16,9 @@ import org.apache.kafka.connect.source.SourceConnectorContext;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
 
 /**
- * One Java {@link SourceConnector} (the connector side: validate, start, task configs, stop),
- * every call made with the plugin's class loader as the thread context class loader.
+ * One Java {@link SourceConnector} (the connector side: validate, start, task configs, stop,
+ * alterOffsets), every call made with the plugin's class loader as the thread context class
+ * loader.
  */
 public final class HostedConnector {
 
@@ -68,6 +69,18 @@ public final class HostedConnector {
         ConnectorTransactionBoundaries answer = Plugins.withLoader(loader,
                 () -> connector.canDefineTransactionBoundaries(config));
         return answer == null ? null : answer.name();
+    }
+
+    /**
+     * {@code alterOffsets(config, offsets)}, as a Connect worker calls it before it alters or
+     * resets a connector's offsets: on an instance neither initialized nor started, the offsets'
+     * values of Connect's JSON types, a null offset for a partition being reset. True when the
+     * connector has handled them (offsets it keeps elsewhere are altered too); it throws to
+     * refuse them.
+     */
+    public boolean alterOffsets(Map<String, String> config,
+            Map<Map<String, ?>, Map<String, ?>> offsets) throws Exception {
+        return Plugins.withLoader(loader, () -> connector.alterOffsets(config, offsets));
     }
 
     /** Initializes and starts the connector. */

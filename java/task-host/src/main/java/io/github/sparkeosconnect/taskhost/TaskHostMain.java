@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -74,6 +75,10 @@ import org.slf4j.LoggerFactory;
  * be a source or a sink connector</td></tr>
  * <tr><td>18 TRANSACTION_BOUNDARIES</td><td>str connector class, map config</td><td>TEXT(str:
  * the connector's canDefineTransactionBoundaries, SUPPORTED, UNSUPPORTED or null)</td></tr>
+ * <tr><td>19 ALTER_OFFSETS</td><td>str connector class, map config, i32 n, n × (str source
+ * partition JSON, str offset JSON, null for a partition being reset)</td><td>OK(i32 1 = the
+ * connector's alterOffsets returned true, 0 = false); ERROR when it refuses them (its
+ * exception)</td></tr>
  * </table>
  *
  * <p>Reply kinds: 100 OK, 101 ERROR, 102 BATCH, 103 PROBLEMS, 104 CONFIGS, 105 TEXT; 110 QUERY
@@ -126,6 +131,7 @@ public final class TaskHostMain {
     static final int CONNECTOR_PLUGINS = 16;
     static final int CONFIG_INFOS = 17;
     static final int TRANSACTION_BOUNDARIES = 18;
+    static final int ALTER_OFFSETS = 19;
     static final int OK = 100;
     static final int ERROR = 101;
     static final int BATCH = 102;
@@ -323,6 +329,21 @@ public final class TaskHostMain {
                         connectorOffsets);
                 return new Wire.Out(TEXT).putString(
                         connector.transactionBoundaries(request.getMap()));
+            }
+            case ALTER_OFFSETS -> {
+                HostedConnector connector = HostedConnector.create(plugins, request.getString(),
+                        connectorOffsets);
+                Map<String, String> config = request.getMap();
+                Map<Map<String, ?>, Map<String, ?>> offsets = new LinkedHashMap<>();
+                for (int n = request.getInt(); n > 0; n--) {
+                    Map<String, Object> partition = json.read(request.getString());
+                    if (partition == null) {
+                        throw new IllegalArgumentException("a source partition cannot be null");
+                    }
+                    offsets.put(partition, json.read(request.getString()));
+                }
+                boolean handled = connector.alterOffsets(config, offsets);
+                return new Wire.Out(OK).putInt(handled ? 1 : 0);
             }
             case START_CONNECTOR -> {
                 int handle = request.getInt();

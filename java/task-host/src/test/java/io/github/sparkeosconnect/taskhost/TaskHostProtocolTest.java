@@ -461,4 +461,46 @@ class TaskHostProtocolTest {
         assertEquals(TaskHostMain.OK,
                 call(new Wire.Out(TaskHostMain.STOP_CONNECTOR).putInt(3)).kind);
     }
+
+    static final String FILE_CONNECTOR = "org.apache.kafka.connect.file.FileStreamSourceConnector";
+
+    /** ALTER_OFFSETS of {@code connector} with {@code pairs}: partition JSON, offset JSON. */
+    Wire.In alterOffsets(String connector, String... pairs) throws IOException {
+        Wire.Out request = new Wire.Out(TaskHostMain.ALTER_OFFSETS).putString(connector)
+                .putMap(Map.of("topic", "t", "file", "/data/in.txt")).putInt(pairs.length / 2);
+        for (String text : pairs) {
+            request.putString(text);
+        }
+        return call(request);
+    }
+
+    @Test
+    void alterOffsetsGivesTheConnectorConnectsJsonTypesAndItsAnswer() throws Exception {
+        // FileStreamSourceConnector accepts only a Long position: an int read back as a Long
+        Wire.In accepted = alterOffsets(FILE_CONNECTOR,
+                "{\"filename\":\"/data/in.txt\"}", "{\"position\":5}",
+                "{\"filename\":\"/data/old.txt\"}", null);
+        assertEquals(TaskHostMain.OK, accepted.kind, () -> errorText(accepted));
+        assertEquals(1, accepted.getInt(), "the file connector handles its offsets");
+        Wire.In byDefault = alterOffsets(SignallingConnector.class.getName(),
+                "{\"p\":1}", "{\"o\":2}");
+        assertEquals(TaskHostMain.OK, byDefault.kind, () -> errorText(byDefault));
+        assertEquals(0, byDefault.getInt(), "Connect's default alterOffsets returns false");
+    }
+
+    @Test
+    void alterOffsetsRefusedByTheConnectorIsAnErrorWithItsMessage() throws Exception {
+        String[][] refused = {
+            {"{\"filename\":\"/data/in.txt\"}", "{\"position\":-1}", "non-negative"},
+            {"{\"filename\":\"/data/in.txt\"}", "{\"position\":\"5\"}", "Long value"},
+            {"{\"file\":\"/data/in.txt\"}", "{\"position\":5}", "'filename'"},
+        };
+        for (String[] bad : refused) {
+            Wire.In reply = alterOffsets(FILE_CONNECTOR, bad[0], bad[1]);
+            assertEquals(TaskHostMain.ERROR, reply.kind, bad[1]);
+            assertEquals("org.apache.kafka.connect.errors.ConnectException", reply.getString());
+            String message = reply.getString();
+            assertTrue(message.contains(bad[2]), message);
+        }
+    }
 }
