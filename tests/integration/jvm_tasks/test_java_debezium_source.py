@@ -4,8 +4,9 @@ the snapshot, then a change streamed, each once under read_committed, with Debez
 (its numbers Longs) in the offsets topic. The same connector beside it with Confluent's
 AvroConverter, which the plugin folder lacks (this project's converter stands in), against the
 Schema Registry test double: confluent-kafka's AvroDeserializer reads Debezium's values and keys
-from its topic, equal to JsonConverter's, under Confluent's subject names. The kill campaigns
-and the field-by-field comparison with a Connect worker are still to come (issue 46)."""
+from its topic, equal to JsonConverter's, under Confluent's subject names. The kill campaigns are
+`test_java_debezium_crash_recovery.py`; the field-by-field comparison with a Connect worker is
+still to come (issue 46)."""
 
 from __future__ import annotations
 
