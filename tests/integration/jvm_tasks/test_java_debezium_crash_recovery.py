@@ -8,14 +8,14 @@ ahead of what Kafka committed (Debezium's `commit()` acks the WAL only once its 
 committed); at the end read_committed sees every change of both tables exactly once, in commit
 order, and the topics replay to the tables.
 
-The kills land after the snapshot's last record committed, and each driver kill's phase is
-checked from what Kafka holds: Debezium takes an interrupted snapshot again from its start
-(its documented behaviour, under a Connect worker too), so a kill inside it repeats the
-snapshot's reads by design.
+The kills land after the snapshot's last record committed (the first one once Kafka holds
+streamed changes, each later driver kill's phase checked from what Kafka holds): Debezium
+takes an interrupted snapshot again from its start (its documented behaviour, under a Connect
+worker too), so a kill inside it repeats the snapshot's reads by design.
 
-`make test` runs the short form: a driver kill before a commit while streaming (the snapshot
-done in the same run), then a restart without the checkpoint that loses its JVM with the first
-records of its second micro-batch. `make test-failover` (`EOSCONNECT_FAILOVER=full`) goes on
+`make test` runs the short form: every process of the job SIGKILLed at once while it streams
+(the snapshot done in the same run), then a restart without the checkpoint that loses its JVM
+with the first records of its second micro-batch. `make test-failover` (`EOSCONNECT_FAILOVER=full`) goes on
 with a driver kill after a commit, the task host lost with its JVM, the JVM alone lost after a
 commit, a driver kill before a commit, and a last run that keeps the killed run's checkpoint."""
 
