@@ -137,6 +137,12 @@ def shared_host(plugin_path: Sequence[str]) -> TaskHostProcess:
         return host
 
 
+def running_hosts() -> list[TaskHostProcess]:
+    """The task hosts this process has spawned and not closed (alive or not)."""
+    with _HOSTS_LOCK:
+        return list(_HOSTS.values())
+
+
 @atexit.register
 def close_hosts() -> None:
     """End every task host of this process."""

@@ -4,7 +4,8 @@
 across the suite (a crash point `make demo`'s test or another campaign already kills at is not
 repeated). `make test-failover` sets `EOSCONNECT_FAILOVER=full` and runs the long forms: every
 kill of every campaign (the failover tests' three roles and driver kill, the CDC crash test's
-four crash points, every crash point of the source, Delta and PostgresSink crash tests). One
+four crash points, every crash point of the source, Delta and PostgresSink crash tests, the
+driver, task host and JVM task host kills of the Java Debezium and test-plugin campaigns). One
 switch for all of them.
 """
 

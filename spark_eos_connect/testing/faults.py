@@ -29,13 +29,23 @@ and go on. Without a marker it fires every time it is reached, as a persistent e
 A lost task host: `lose_host_after_commit@<batch>` SIGKILLs only the task's host process once
 its transaction committed, as when an executor is lost with its host: the Spark task fails on
 the broken connection and its retry starts a new host that knows nothing of the first (fires
-once per marker, like the failures).
+once per marker, like the failures). A Java plugin's task runs in a JVM task host the Python
+host spawned (`jvm_tasks.client`): that JVM is SIGKILLed first, so it dies as an executor loss
+would kill it rather than ending in order when its input closes.
+
+A lost JVM task host alone: `lose_jvm_<point>@<batch>` (e.g. `lose_jvm_poll@1`,
+`lose_jvm_after_commit@1`) SIGKILLs only the JVM task hosts of the process that reaches the
+point, the Python task host going on: the Java task's next request to its JVM fails, the Spark
+task fails (an open transaction aborted) and its retry starts a new JVM from the committed
+offsets (fires once per marker). Nothing happens in a process without a JVM task host.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,9 +66,15 @@ POINTS = (
     "fail_before_commit",
     "fail_after_commit",
     "lose_host_after_commit",
+    "lose_jvm_poll",
+    "lose_jvm_before_commit",
+    "lose_jvm_after_commit",
 )
 FAIL_PREFIX = "fail_"
 LOSE_HOST_PREFIX = "lose_host_"
+LOSE_JVM_PREFIX = "lose_jvm_"
+VARIANTS = (FAIL_PREFIX, LOSE_HOST_PREFIX, LOSE_JVM_PREFIX)
+"""What may prefix a point: a failure, a lost task host, a lost JVM task host."""
 
 
 class InjectedFault(EosConnectError):
@@ -109,16 +125,17 @@ class EnvironmentFaults:
 
     def armed(self, point: str) -> bool:
         """Whether any variant of `point` is armed for some batch."""
-        names = (point, FAIL_PREFIX + point, LOSE_HOST_PREFIX + point)
+        names = (point, *(prefix + point for prefix in VARIANTS))
         return any(armed_batches(name, self.spec) for name in names)
 
     def reached(self, point: str, batch_id: int | None) -> None:
         """`point` reached: crash if `point` is armed, raise if `fail_<point>` is, end this
-        process if `lose_host_<point>` is."""
+        process if `lose_host_<point>` is, its JVM task hosts if `lose_jvm_<point>` is."""
         if batch_id is None:
             return
         self._crash(point, batch_id)
         self._fail(point, batch_id)
+        self._lose_jvm(point, batch_id)
         self._lose_host(point, batch_id)
 
     def _crash(self, point: str, batch_id: int) -> None:
@@ -146,7 +163,51 @@ class EnvironmentFaults:
         if batch_id in armed_batches(name, self.spec) and claim_marker(
             self.marker, f"{name}@{batch_id}\n"
         ):
+            kill_jvm_hosts()
             os.kill(os.getpid(), signal.SIGKILL)
+
+    def _lose_jvm(self, point: str, batch_id: int) -> None:
+        """SIGKILL this process's JVM task hosts alone if `lose_jvm_<point>` is armed for
+        `batch_id`, this process has one, and the point has not fired yet."""
+        name = LOSE_JVM_PREFIX + point
+        if batch_id not in armed_batches(name, self.spec):
+            return
+        from spark_eos_connect.jvm_tasks.client import running_hosts
+
+        if any(host.alive() for host in running_hosts()) and claim_marker(
+            self.marker, f"{name}@{batch_id}\n"
+        ):
+            kill_jvm_hosts()
+
+
+def kill_jvm_hosts() -> list[int]:
+    """SIGKILL every live JVM task host this process spawned and wait until each is gone (not
+    reaped: its owner finds it dead at its next request). Returns their pids."""
+    from spark_eos_connect.jvm_tasks.client import running_hosts
+
+    killed = []
+    for host in running_hosts():
+        if host.alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(host.pid, signal.SIGKILL)
+            killed.append(host.pid)
+    for pid in killed:
+        wait_until_dead(pid)
+    return killed
+
+
+def wait_until_dead(pid: int, timeout_s: float = 10.0) -> None:
+    """Wait until the child `pid` has exited (a zombie counts), without reaping it."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return
+        if state in ("Z", "X"):
+            return
+        time.sleep(0.01)
+    raise TimeoutError(f"process {pid} still runs {timeout_s:g} s after SIGKILL")
 
 
 def job_environment(spec: str | None, marker: str | None = None) -> dict[str, str]:

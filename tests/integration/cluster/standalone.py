@@ -37,7 +37,8 @@ def cluster_env(marker: str) -> dict[str, str]:
     return {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", MARKER_ENV: marker}
 
 
-def _cmdline(pid: int) -> list[str]:
+def process_args(pid: int) -> list[str]:
+    """The command line of process `pid` (empty once it is gone)."""
     try:
         raw = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
@@ -67,7 +68,7 @@ def executor_pids(app_id: str) -> dict[str, int]:
     """`{executor id: pid}` of the application's executor JVMs, from their command lines."""
     found: dict[str, int] = {}
     for pid in _pids():
-        argv = _cmdline(pid)
+        argv = process_args(pid)
         if EXECUTOR_CLASS in argv and app_id in argv:
             found[argv[argv.index("--executor-id") + 1]] = pid
     return found

@@ -1,9 +1,11 @@
 """Machine-crash failures on the standalone cluster: executor JVMs SIGKILLed in the middle of a
-micro-batch (Spark reschedules), and the driver SIGKILLed then resubmitted. The output in Kafka
-stays exact."""
+micro-batch (Spark reschedules), also under a Java source (Debezium's PostgresConnector in its
+JVM task host, which dies with the executor's Python processes), and the driver SIGKILLed then
+resubmitted. The output in Kafka stays exact."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import uuid
@@ -13,9 +15,36 @@ from typing import Any
 
 from spark_eos_connect.testing import wait_for
 from spark_eos_connect.testing.campaigns import full_run
+from spark_eos_connect.testing.postgres import PostgresDatabase
 
+from ..connectors.postgres.cdc.cdc_checks import (
+    SCHEMA,
+    Writer,
+    assert_topic_matches_table,
+    events,
+    run_transactions,
+)
+from ..connectors.postgres.cdc.test_postgres_cdc_source import (
+    create_topics,
+    lsn_at_least,
+    slot_position,
+)
+from ..jvm_tasks.test_java_debezium_crash_recovery import (
+    committed_lsn,
+    debezium_options,
+    job_args,
+    lsn_text,
+    streamed,
+)
 from .conftest import CLUSTER_MARKS, Submitted
-from .standalone import StandaloneCluster, executor_pids, read_event_log
+from .standalone import (
+    JOB_MARKER_ENV,
+    StandaloneCluster,
+    executor_pids,
+    marked_pids,
+    process_args,
+    read_event_log,
+)
 from .test_jobs_on_cluster import (
     assert_generated_exactly_once,
     assert_ran_on,
@@ -135,3 +164,73 @@ def test_driver_killed_mid_run_then_resubmitted(
     [killed_log] = list(first.events.iterdir())
     assert read_event_log(killed_log).master == spark_cluster.master_url
     assert_ran_on(spark_cluster, second.event_log(), executors=2)
+
+
+def test_executor_killed_under_a_java_debezium_source(
+    spark_cluster: StandaloneCluster,
+    submit: Callable[..., Submitted],
+    postgres_db: PostgresDatabase,
+    bootstrap_servers: str,
+    kafka_config: dict[str, Any],
+    read_committed: Callable[..., list[Any]],
+    tmp_path: Path,
+) -> None:
+    """Debezium's one task streams changes a writer commits while an executor running it is
+    SIGKILLed: its JVM task host goes with it, Spark runs the task on another executor, which
+    starts Debezium again from the offsets in Kafka (the slot behind them or at them); every
+    change once, the slot never ahead. The job runs without `--until-idle` (Debezium's polls
+    are empty while its stream starts) and is stopped with SIGTERM once Kafka holds a last
+    change made after all others."""
+    postgres_db.execute(*SCHEMA)
+    run_transactions(postgres_db, range(1, 51))
+    name = f"java-dbz-exec-{uuid.uuid4().hex[:8]}"
+    prefix = name.replace("-", "_")
+    topics = create_topics(kafka_config, prefix)
+    args = job_args(name, debezium_options(postgres_db, prefix), bootstrap_servers, tmp_path / "ck")
+    job = submit("source_to_kafka.py", *args)
+
+    def changes() -> int:
+        return len(streamed(events(read_committed(topics[0], settled=False), topics[0])))
+
+    def more_changes(than: int, what: str) -> None:
+        wait_for(lambda: changes() > than, 240, what)
+
+    writer = Writer(postgres_db, 51, pause_s=0.2)
+    killed: list[str] = []
+    try:  # from the slot's creation on: the snapshot holds what came before
+        wait_for(lambda: slot_position(postgres_db, prefix) is not None, 240, "the slot")
+        writer.start()
+        for _ in range(EXECUTOR_KILLS):
+            more_changes(changes(), "changes streamed since the last kill")
+            killed.append(kill_busy_executor(job))
+        more_changes(changes(), "changes streamed after the last kill")
+    finally:
+        if writer.is_alive():
+            writer.stop()
+    # a last account alone: once it is in Kafka, every change before it is (commit order)
+    last = json.dumps({"id": 10_000_000})
+    postgres_db.execute("INSERT INTO accounts VALUES (10000000, 'last', 0)")
+    wait_for(
+        lambda: any(e.key == last for e in events(read_committed(topics[0]), topics[0])),
+        240,
+        "the last account in Kafka",
+    )
+    [driver] = [
+        pid
+        for pid in marked_pids(job.marker, JOB_MARKER_ENV)
+        if any(arg.endswith("source_to_kafka.py") for arg in process_args(pid)[1:2])
+    ]
+    os.kill(driver, signal.SIGTERM)  # the job stops its query and exits 0
+    succeeded(job, spark_cluster, timeout_s=400)
+    records = read_committed(*topics)
+    for topic, table in zip(topics, ("accounts", "entries"), strict=True):
+        assert_topic_matches_table(events(records, topic), postgres_db, table)
+    key = json.dumps([name, {"server": prefix}], separators=(",", ":")).encode()
+    kafka = committed_lsn(read_committed("eosconnect-offsets"), key)
+    position = slot_position(postgres_db, prefix)
+    assert kafka is not None and position is not None
+    assert lsn_at_least(lsn_text(kafka), position), (position, lsn_text(kafka))
+    log = job.event_log()
+    assert set(killed) <= set(log.executors_removed)
+    lost = [reason for reason in log.failed_tasks if reason == "ExecutorLostFailure"]
+    assert len(lost) >= EXECUTOR_KILLS, log.failed_tasks  # each kill interrupted the task

@@ -5,7 +5,6 @@ change of both tables exactly once, in commit order."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,10 +17,10 @@ from spark_eos_connect.testing.postgres import PostgresDatabase
 
 from ..connectors.postgres.cdc.cdc_checks import (
     SCHEMA,
+    Writer,
     assert_topic_matches_table,
     events,
     run_transactions,
-    transaction,
 )
 from ..connectors.postgres.cdc.test_postgres_cdc_crash_recovery import job_args
 from ..connectors.postgres.cdc.test_postgres_cdc_source import cdc_options, create_topics
@@ -29,29 +28,6 @@ from .conftest import Failover, kill_plan, still_running
 from .test_source_failover import reported_commits
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("failover")]
-
-PAUSE_S = 0.05
-"""Between two database transactions of the writer (about 20 a second)."""
-
-
-class Writer(threading.Thread):
-    """Commits numbered transactions (`cdc_checks.transaction`) until stopped."""
-
-    def __init__(self, database: PostgresDatabase, first: int) -> None:
-        super().__init__(name="cdc-writer", daemon=True)
-        self.database = database
-        self.next = first
-        self.stopping = threading.Event()
-
-    def run(self) -> None:
-        with self.database.connect() as connection:
-            while not self.stopping.wait(PAUSE_S):
-                transaction(connection, self.next)
-                self.next += 1
-
-    def stop(self) -> None:
-        self.stopping.set()
-        self.join(timeout=30)
 
 
 def test_cdc_source_rides_out_broker_kills(

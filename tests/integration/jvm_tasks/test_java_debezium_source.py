@@ -6,7 +6,7 @@ AvroConverter, which the plugin folder lacks (this project's converter stands in
 Schema Registry test double: confluent-kafka's AvroDeserializer reads Debezium's values and keys
 from its topic, equal to JsonConverter's, under Confluent's subject names. The field-by-field
 comparison with Debezium on a Connect worker is tests/integration/connect/
-test_java_debezium_parity.py; the kill campaigns are still to come (issue 46)."""
+test_java_debezium_parity.py; the kill campaigns are test_java_debezium_crash_recovery.py."""
 
 from __future__ import annotations
 

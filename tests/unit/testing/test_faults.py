@@ -1,4 +1,5 @@
-"""Fault specs of the crash tests, and the injected task failures (`fail_<point>`)."""
+"""Fault specs of the crash tests, the injected task failures (`fail_<point>`) and the lost
+(JVM) task hosts (`lose_host_<point>`, `lose_jvm_<point>`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from spark_eos_connect.jvm_tasks import client
 from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.testing.faults import (
     FAULT_ENV,
@@ -20,6 +22,7 @@ from spark_eos_connect.testing.faults import (
     armed_batches,
     claim_marker,
     job_environment,
+    wait_until_dead,
 )
 
 
@@ -169,3 +172,66 @@ def test_a_lost_host_is_this_process_killed_once_per_marker(tmp_path: Path) -> N
     assert marker.read_text() == "lose_host_after_commit@1\n"
     second = run()  # the retry finds the marker and goes on
     assert (second.returncode, second.stdout) == (0, "survived\n"), second.stderr
+
+
+class FakeJvmHost:
+    """Stands in for a `TaskHostProcess`: a child process that sleeps."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(["sleep", "60"])
+        self.pid = self.process.pid
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+
+def test_a_lost_jvm_is_the_jvm_task_host_alone_killed_once_per_marker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marker = tmp_path / "fired"
+    faults = EnvironmentFaults("lose_jvm_poll@1", str(marker))
+    hosts: list[FakeJvmHost] = []
+    monkeypatch.setattr(client, "running_hosts", lambda: hosts)
+
+    faults.reached("poll", 1)  # no JVM task host in this process: nothing fires
+    assert not marker.exists()
+    hosts.append(FakeJvmHost())
+    faults.reached("poll", 0)  # another batch
+    faults.reached("after_commit", 1)  # another point
+    assert hosts[0].alive()
+    faults.reached("poll", 1)
+
+    assert hosts[0].process.wait(10) == -signal.SIGKILL  # and this process goes on
+    assert marker.read_text() == "lose_jvm_poll@1\n"
+    assert faults.armed("poll") and not faults.armed("before_commit")
+    hosts.append(FakeJvmHost())
+    try:
+        faults.reached("poll", 1)  # the retry's new JVM finds the marker
+        assert hosts[1].alive()
+    finally:
+        hosts[1].process.kill()
+        hosts[1].process.wait()
+
+
+def test_a_lost_host_takes_its_jvm_task_host_with_it(tmp_path: Path) -> None:
+    """The JVM is SIGKILLed, not left to end in order when its input closes."""
+    env = {**os.environ, FAULT_ENV: "lose_host_after_commit@1"}
+    script = (
+        "import os, subprocess\n"
+        "from spark_eos_connect.jvm_tasks import client\n"
+        "from spark_eos_connect.testing.faults import EnvironmentFaults\n"
+        "jvm = subprocess.Popen(['sleep', '60'], start_new_session=True)\n"
+        "class Host:\n"
+        "    pid = jvm.pid\n"
+        "    def alive(self): return jvm.poll() is None\n"
+        "client.running_hosts = lambda: [Host()]\n"
+        "print(jvm.pid, flush=True)\n"
+        "EnvironmentFaults.from_environment(os.environ).reached('after_commit', 1)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False
+    )
+
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    jvm_pid = int(done.stdout.split()[0])
+    wait_until_dead(jvm_pid)  # raises if it still runs; it is init's to reap now

@@ -4,6 +4,7 @@ changes exactly once, in commit order, with the snapshot and the stream meeting 
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,28 @@ def transaction(connection: Any, n: int) -> None:
             connection.execute("DELETE FROM entries WHERE id = %s", (n - 3,))
         if n % 7 == 0:
             connection.execute("UPDATE entries SET id = id + 1000000 WHERE id = %s", (n - 1,))
+
+
+class Writer(threading.Thread):
+    """Commits numbered transactions (`transaction`) from `first` on, `pause_s` apart (about
+    20 a second by default), until stopped; `next` is the number of the next one."""
+
+    def __init__(self, database: PostgresDatabase, first: int, pause_s: float = 0.05) -> None:
+        super().__init__(name="cdc-writer", daemon=True)
+        self.database = database
+        self.next = first
+        self.pause_s = pause_s
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        with self.database.connect() as connection:
+            while not self.stopping.wait(self.pause_s):
+                transaction(connection, self.next)
+                self.next += 1
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.join(timeout=30)
 
 
 LEDGER = (
