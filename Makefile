@@ -71,10 +71,7 @@ test: setup ## the JVM task host's JUnit tests, then unit and integration tests 
 test-times: setup ## make test's pytest run with each test's time appended to test-times.tsv as it ends (readable mid-run), then the 30 slowest files
 	rm -f test-times.tsv
 	EOSCONNECT_TEST_TIMES=$(CURDIR)/test-times.tsv $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup -q; \
-	status=$$?; \
-	awk -F'\t' '{split($$3, id, "::"); s[id[1]] += $$1} END {for (f in s) printf "%8.1f s  %s\n", s[f], f}' \
-		test-times.tsv | sort -rn | head -30; \
-	exit $$status
+	status=$$?; $(PY) tests/slowest_files.py test-times.tsv; exit $$status
 
 test-cluster: setup ## only the tests on the Spark standalone cluster (master + two workers)
 	$(PY) -m pytest -m cluster tests/integration/cluster

@@ -58,6 +58,7 @@ COVERAGE: dict[str, str] = {
     "eosconnect kafka": f"{ELSEWHERE}tests/integration/security/test_cli_kafka_security.py"
     "::test_secured_cli_broker_announces_settings_that_log_in",
     "make test-cluster": "test_make_test_cluster_collects_exactly_the_cluster_tests",
+    "make test-times": "test_make_test_times_writes_each_tests_phases_then_names_the_slowest_files",
     "make test-failover": f"{ELSEWHERE}tests/integration/failover/test_source_failover.py"
     "::test_exactly_once_source_rides_out_broker_kills",
     "make dist": f"{ELSEWHERE}tests/integration/jobs/test_wheel.py"

@@ -5,6 +5,7 @@ what gets tested.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -205,6 +206,33 @@ def test_make_help_lists_the_targets_the_readme_names() -> None:
     text = "\n".join(path.read_text() for path in pages())
     named = set(re.findall(r"`make ([\w-]+)`", text))
     assert named and named <= listed
+
+
+def test_make_test_times_writes_each_tests_phases_then_names_the_slowest_files(
+    tmp_path: Path,
+) -> None:
+    [run, summary] = make_targets((REPO / "Makefile").read_text())["test-times"][1][1:]
+    assert "EOSCONNECT_TEST_TIMES=$(CURDIR)/test-times.tsv $(PY) -m pytest" in run, run
+    assert "tests/slowest_files.py test-times.tsv" in summary, summary
+    times, target = tmp_path / "times.tsv", "tests/unit/source/test_boundaries.py"
+    env = {**os.environ, "EOSCONNECT_TEST_TIMES": str(times)}
+    argv = [sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider", target]
+
+    ran = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+    rows = [line.split("\t") for line in times.read_text().splitlines()]
+    tests = {test for _, _, test in rows}
+    assert tests and all(test.startswith(f"{target}::") for test in tests)
+    assert sorted(phase for _, phase, _ in rows) == sorted(
+        ["setup", "call", "teardown"] * len(tests)
+    )
+    slowest = subprocess.run(
+        [sys.executable, "tests/slowest_files.py", str(times)],
+        cwd=REPO, capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    [line] = slowest.stdout.splitlines()
+    assert line.endswith(f" s  {target}")
 
 
 def test_make_test_cluster_collects_exactly_the_cluster_tests() -> None:
