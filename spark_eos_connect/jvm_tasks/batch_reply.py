@@ -14,6 +14,7 @@ from spark_eos_connect.jvm_tasks.converted import (
 from spark_eos_connect.jvm_tasks.wire import FrameReader
 
 _PARTITIONS, _TIMESTAMPS, _HEADERS, _DROPPED, _SCHEMAS, _REQUESTS = 1, 2, 4, 8, 16, 32
+_MID_POLL = 64
 _REQUEST: dict[int, TransactionRequest | None] = {0: None, 1: "commit", 2: "abort"}
 
 
@@ -82,6 +83,7 @@ def read_batch(reply: FrameReader, receipts: DeliveryReceipts | None) -> Convert
         schemas=schemas,
         on_last=_REQUEST[requests & 3],
         after_poll=_REQUEST[requests >> 2 & 3],
+        ends_poll=not flags & _MID_POLL,
     )
 
 

@@ -57,6 +57,8 @@ class ConvertedRecords:
     With connector-defined transaction boundaries, a batch ends at the task's first request
     (`TransactionContext`): `on_last` is the one on its last taken record, `after_poll` the one
     for the `poll()` that record ends; the boundary applies `on_last`, then `after_poll`.
+    `ends_poll` is False when the batch stops inside a `poll()` whose other records wait in
+    the task host (`poll_converted(rest_of_poll=True)` takes them).
     """
 
     first_seq: int
@@ -73,6 +75,7 @@ class ConvertedRecords:
     schemas: list[tuple[int, str]] | None = None
     on_last: TransactionRequest | None = None
     after_poll: TransactionRequest | None = None
+    ends_poll: bool = True
 
     def __len__(self) -> int:
         """The records taken from the task (what the micro-batch's record budget counts)."""
@@ -150,5 +153,8 @@ class ConvertingSourceTask(SourceTask):
         self.resolve = resolve if resolve is not None else dict
 
     @abstractmethod
-    def poll_converted(self, limit: int, wait_s: float) -> ConvertedRecords:
-        """At most `limit` records, waiting up to `wait_s` for the first (none: an empty batch)."""
+    def poll_converted(
+        self, limit: int, wait_s: float, rest_of_poll: bool = False
+    ) -> ConvertedRecords:
+        """At most `limit` records, waiting up to `wait_s` for the first (none: an empty batch);
+        with `rest_of_poll`, only those left of the `poll()` the last batch stopped in."""

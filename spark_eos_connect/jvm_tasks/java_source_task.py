@@ -108,10 +108,14 @@ class JavaSourceTask(ConvertingSourceTask):
         """Not used: the task loop asks a converting task for `poll_converted`."""
         raise JavaPluginError("a Java task's records are polled with poll_converted")
 
-    def poll_converted(self, limit: int, wait_s: float) -> ConvertedRecords:
-        """At most `limit` records converted by the JVM; an empty batch after `wait_s`."""
+    def poll_converted(
+        self, limit: int, wait_s: float, rest_of_poll: bool = False
+    ) -> ConvertedRecords:
+        """At most `limit` records converted by the JVM; an empty batch after `wait_s`. With
+        `rest_of_poll`, only those left of the `poll()` the last batch stopped in."""
         host = self._running()
         request = FrameWriter(POLL).i32(max(1, limit)).i64(int(max(0.0, wait_s) * 1000))
+        request.i32(1 if rest_of_poll else 0)
         try:
             batch = read_batch(host.call(request, self._answer_offsets), self._receipts)
         except JavaPluginError as error:

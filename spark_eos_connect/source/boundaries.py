@@ -67,10 +67,11 @@ class IntervalBoundary(Boundary):
         self.interval_ms = interval_ms
 
     def dispatch(self, records: list[SourceRecord], ends_poll: bool, txn: Transactions) -> None:
-        """Produce, then commit if the open transaction is old enough."""
+        """Produce, then commit if the open transaction is old enough and the records end
+        their poll (Connect commits between two polls only)."""
         txn.produce(records)
         age_ms = txn.open_for_ms()
-        if age_ms is not None and age_ms >= self.interval_ms:
+        if ends_poll and age_ms is not None and age_ms >= self.interval_ms:
             txn.commit()
 
 

@@ -137,8 +137,6 @@ class LiveSourceTask:
         self.producer: TransactionalProducer | None = None
         self._transactions: TaskTransactions | None = None
         self._config_store: ConfigStore | None = None
-        self._carry: list[SourceRecord] = []
-        self._carry_ends_poll = False
         self._guard: ReplayGuard | None = None
         self._earlier: EarlierAttempt | None = None
         """Set when the task started: an earlier attempt of its micro-batch committed."""
@@ -185,9 +183,11 @@ class LiveSourceTask:
         boundary = self._guarantee.boundary(plan, self._context)
         clock = self._clock
         deadline = clock.monotonic() + plan.max_poll_duration_ms / 1000
-        dispatched = 0
-        while dispatched < plan.max_records and clock.monotonic() < deadline and not self.stale:
-            records, ends_poll = self._next_records(plan.max_records - dispatched, deadline)
+        dispatched, ends_poll = 0, True
+        while not self.stale and (
+            not ends_poll or (dispatched < plan.max_records and clock.monotonic() < deadline)
+        ):  # the limits end a micro-batch between two polls only: never inside one
+            records, ends_poll = self._next_records(plan, dispatched, deadline, ends_poll)
             if not records:
                 break
             if dispatched == 0:
@@ -204,26 +204,27 @@ class LiveSourceTask:
         yield from transactions.take_rows()
 
     def _next_records(
-        self, limit: int, deadline: float
+        self, plan: SourceTaskPlan, dispatched: int, deadline: float, after_poll: bool
     ) -> tuple[list[SourceRecord] | ConvertedRecords, bool]:
-        """Up to `limit` records (left over from the last poll first), and whether they end
-        a `poll()` batch. Records beyond the limit wait for the next micro-batch.
+        """The next records, and whether they end a `poll()` batch: a Python task's whole
+        next poll; a converting task's (a Java plugin's, `jvm_tasks`) next batch of at most
+        the micro-batch's remaining records, waiting until `deadline` at most, or, when the
+        last batch stopped inside a poll (not `after_poll`), the rest of that poll.
 
-        The seam for tasks whose records come converted (a Java plugin's, `jvm_tasks`): such a
-        task is asked for at most `limit` records, waiting until `deadline` at most, and its
-        `ConvertedRecords` take the rest of this loop's path unchanged."""
-        if self._carry:
-            records, self._carry = self._carry[:limit], self._carry[limit:]
-            return records, not self._carry and self._carry_ends_poll
+        One poll's records are never split between two micro-batches (so never between two
+        transactions under the `poll` and `interval` boundaries, as in Connect): records of
+        one source position share its offset (Debezium's delete, tombstone and create of a
+        key change), and committing some of them would record the position as done. A
+        micro-batch may thus exceed `maxRecordsPerTrigger` by the rest of its last poll."""
         assert self.task is not None
         if isinstance(self.task, ConvertingSourceTask):
-            wait_s = max(0.0, deadline - self._clock.monotonic())
-            return self.task.poll_converted(limit, wait_s), True
-        polled = self.task.poll() or []
-        if len(polled) > limit:
-            self._carry, self._carry_ends_poll = polled[limit:], True
-            return polled[:limit], False
-        return polled, True
+            if not after_poll:
+                batch = self.task.poll_converted(plan.max_records, 0.0, rest_of_poll=True)
+            else:
+                wait_s = max(0.0, deadline - self._clock.monotonic())
+                batch = self.task.poll_converted(plan.max_records - dispatched, wait_s)
+            return batch, batch.ends_poll
+        return self.task.poll() or [], True
 
     # -- start-up (KIP-618) ------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from spark_eos_connect.api.source import (
     SourceTask,
 )
 from spark_eos_connect.connectors.generator import GeneratorSourceConnector
+from spark_eos_connect.jvm_tasks.converted import ConvertedRecords, ConvertingSourceTask
 
 FAULTS_DIR_CONFIG = "faults.dir"
 
@@ -321,3 +322,51 @@ class ScriptedTransactionsTask(SourceTask):
 
     def stop(self) -> None:
         self._log("lifecycle.log", "stop\n")
+
+
+class ChunkedPollsTask(ConvertingSourceTask):
+    """Records handed over converted, as the JVM task host hands over a Java task's: polls of
+    `records.per.poll` numbered records (`records.total` in all), at most the asked number per
+    batch; a batch that stops inside a poll says so, and `rest_of_poll` takes only the rest of
+    that poll. Every record of a poll carries the poll's offset, as Debezium's records of one
+    change share theirs: committing part of a poll would record all of it as done."""
+
+    def version(self) -> str:
+        """A test task's version."""
+        return "test"
+
+    def start(self, props: dict[str, str]) -> None:
+        """`topic`, `records.total`, `records.per.poll`."""
+        self._topic = props["topic"]
+        self._total = int(props["records.total"])
+        self._per_poll = int(props["records.per.poll"])
+        self._next = 0
+        self._left: list[int] = []
+        self._seq = 0
+
+    def poll(self) -> list[SourceRecord] | None:
+        """Not used: the task loop asks a converting task for `poll_converted`."""
+        raise NotImplementedError("polled with poll_converted")
+
+    def poll_converted(
+        self, limit: int, wait_s: float, rest_of_poll: bool = False
+    ) -> ConvertedRecords:
+        """The next batch: the rest of the current poll first, else a new poll's records."""
+        if not self._left and not rest_of_poll and self._next < self._total:
+            end = min(self._next + self._per_poll, self._total)
+            self._left, self._next = list(range(self._next, end)), end
+        taken, self._left = self._left[:limit], self._left[limit:]
+        batch = ConvertedRecords(
+            first_seq=self._seq,
+            taken=len(taken),
+            topics=[self._topic] * len(taken),
+            keys=[None] * len(taken),
+            values=[str(n).encode() for n in taken],
+            offsets=[({"chunked": 0}, {"poll.end": self._next})] if taken else [],
+            ends_poll=not self._left,
+        )
+        self._seq += len(taken)
+        return batch
+
+    def stop(self) -> None:
+        """Nothing to release."""

@@ -269,7 +269,8 @@ CONNECTOR_FRAMEWORK_CONFIG = (
         100000,
         Range.at_least(1),
         "medium",
-        "`maxRecordsPerTrigger`: records per micro-batch across all tasks.",
+        "`maxRecordsPerTrigger`: records per micro-batch across all tasks (a micro-batch ends "
+        "between two polls of a task: it may exceed this by the rest of its last poll).",
     )
     .define(
         "maxpolldurationms",

@@ -116,3 +116,13 @@ def test_transaction_requests_follow_the_schemas() -> None:
 
     plain = read_batch(body(FrameWriter(BATCH).i64(0).i32(0).i32(0).i32(0).i32(0).i32(0)), None)
     assert (plain.on_last, plain.after_poll) == (None, None)
+
+
+def test_a_batch_stopping_inside_a_poll_says_so() -> None:
+    """Flag 64: the batch's last record is not its poll's last (no extra field)."""
+    out = FrameWriter(BATCH).i64(5).i32(1).i32(1).i32(1).text("t").i32(0).i32(64)
+    out.i32(-1).i32(1).raw(b"v").i32(0)
+    assert not read_batch(body(out), None).ends_poll
+
+    plain = read_batch(body(FrameWriter(BATCH).i64(0).i32(0).i32(0).i32(0).i32(0).i32(0)), None)
+    assert plain.ends_poll

@@ -1,5 +1,6 @@
 """A Java task started under `transaction.boundary=connector` (its context has a
-TransactionContext) tells its JVM so in START_TASK's connector options; otherwise not."""
+TransactionContext) tells its JVM so in START_TASK's connector options; otherwise not. A POLL
+asks for the rest of the last batch's poll only when told to."""
 
 from __future__ import annotations
 
@@ -18,7 +19,14 @@ from spark_eos_connect.jvm_tasks.java_source_task import (
     TASK_CLASS,
     JavaSourceTask,
 )
-from spark_eos_connect.jvm_tasks.wire import OK, START_TASK, FrameReader, FrameWriter
+from spark_eos_connect.jvm_tasks.wire import (
+    BATCH,
+    OK,
+    POLL,
+    START_TASK,
+    FrameReader,
+    FrameWriter,
+)
 
 
 class Host:
@@ -28,9 +36,14 @@ class Host:
 
     def __init__(self) -> None:
         self.options: dict[str, str] = {}
+        self.polls: list[tuple[int, int, int]] = []
 
     def call(self, request: FrameWriter, answer: Any = None) -> FrameReader:
         sent = FrameReader(request.frame()[4:])
+        if sent.kind == POLL:
+            self.polls.append((sent.i32(), sent.i64(), sent.i32()))
+            return FrameReader(FrameWriter(BATCH).i64(0).i32(0).i32(0).i32(0).i32(0).i32(0)
+                               .frame()[4:])  # fmt: skip
         assert sent.kind == START_TASK
         sent.text()
         sent.map()
@@ -54,3 +67,18 @@ def test_start_task_names_the_connector_boundary_only_when_the_task_has_one(
     if connector_boundary:
         expected["transaction.boundary"] = "connector"
     assert host.options == expected
+
+
+def test_a_poll_asks_for_the_rest_of_the_last_poll_only_when_told_to(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    host = Host()
+    monkeypatch.setattr(java_source_task, "shared_host", lambda plugin_path: host)
+    task = JavaSourceTask({CONNECTOR_OPTIONS: {}})
+    task.initialize(SourceTaskContext({}, InMemoryOffsetStorageReader([]), None))
+    task.start({TASK_CLASS: "com.example.Task"})
+
+    task.poll_converted(500, 1.5)
+    task.poll_converted(500, 0.0, rest_of_poll=True)
+
+    assert host.polls == [(500, 1500, 0), (500, 0, 1)]

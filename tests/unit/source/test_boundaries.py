@@ -66,17 +66,18 @@ def test_poll_commits_once_when_the_micro_batch_ends() -> None:
     assert txn.calls == ["produce 1,2", "produce 3", "commit"]
 
 
-def test_interval_commits_an_old_enough_transaction_after_a_poll_and_at_the_end() -> None:
+def test_interval_commits_an_old_enough_transaction_at_a_polls_end_and_at_the_end() -> None:
     txn, boundary = Recording(age_ms=999), IntervalBoundary(1000)
 
     boundary.dispatch(records(1), True, txn)
     txn.age_ms = 1000
-    boundary.dispatch(records(2), False, txn)
-    txn.age_ms = 0  # a new transaction
+    boundary.dispatch(records(2), False, txn)  # old enough, but its poll goes on
     boundary.dispatch(records(3), True, txn)
+    txn.age_ms = 0  # a new transaction
+    boundary.dispatch(records(4), True, txn)
     boundary.end_batch(txn)
 
-    assert txn.calls == ["produce 1", "produce 2", "commit", "produce 3", "commit"]
+    assert txn.calls == ["produce 1", "produce 2", "produce 3", "commit", "produce 4", "commit"]
 
 
 def test_connector_ends_transactions_where_the_task_asks_and_leaves_the_rest_open() -> None:

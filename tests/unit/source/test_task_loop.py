@@ -45,7 +45,12 @@ def test_a_kept_task_matches_only_while_its_own_partitions_are_where_it_left_the
     first = plan(
         [],
         task_class="spark_eos_connect.testing.CounterSourceTask",
-        task_config={"topic": "data", "streams": "1", "streams.assigned": "0"},
+        task_config={
+            "topic": "data",
+            "streams": "1",
+            "streams.assigned": "0",
+            "records.per.poll": "4",
+        },
         offsets_positions={},
         offsets_topic_partitions=5,
         config_topic="",

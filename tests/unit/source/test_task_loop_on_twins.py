@@ -41,7 +41,7 @@ def twin_plan(committed: list[tuple[dict[str, Any], Any]] | None = None, **chang
             "topic": "data",
             "streams": "1",
             "streams.assigned": "0",
-            "records.per.poll": "4",
+            "records.per.poll": "5",  # two polls fill a micro-batch of 10
         },
         "offsets_positions": {},
         "offsets_topic_partitions": 5,
@@ -151,6 +151,61 @@ def test_at_least_once_writes_without_transactions() -> None:
     assert log.read_committed(OFFSETS)[0].headers == ()  # no replay header without transactions
 
 
+# -- one poll, one transaction -------------------------------------------------------------------
+
+CHUNKED = "spark_eos_connect.testing.connectors.ChunkedPollsTask"
+
+
+def test_a_poll_larger_than_the_micro_batchs_rest_goes_into_it_whole() -> None:
+    log = new_log()
+    plan = twin_plan(
+        task_config={"topic": "data", "streams": "1", "streams.assigned": "0",
+                     "records.per.poll": "4"},
+    )  # fmt: skip
+    live = LiveSourceTask({}, plan, clients=MemoryTaskClients(log))
+
+    result, _ = run(live, plan)
+
+    assert (result.records, result.transactions) == (12, 1)  # 4 + 4, then the third poll whole
+    assert offsets(log).snapshot.offset("c", STREAM) == {"position": 12}
+    live.close()
+
+
+def test_a_converted_batch_that_stops_inside_a_poll_is_followed_by_the_rest_of_that_poll() -> None:
+    log = new_log()
+    plan = twin_plan(
+        task_class=CHUNKED,
+        task_config={"topic": "data", "records.total": "9", "records.per.poll": "3"},
+        max_records=4,
+    )
+    live = LiveSourceTask({}, plan, clients=MemoryTaskClients(log))
+
+    result, rows = run(live, plan)
+
+    # 0-2, then 3 fills the limit inside the second poll: 4 and 5 share its offset and come too
+    assert data(log) == ["0", "1", "2", "3", "4", "5"] and len(rows) == 6
+    assert result.transactions == 1
+    assert offsets(log).snapshot.offset("c", {"chunked": 0}) == {"poll.end": 6}
+    live.close()
+
+
+def test_an_interval_transaction_commits_only_where_a_poll_ends() -> None:
+    log = new_log()
+    plan = twin_plan(
+        task_class=CHUNKED,
+        task_config={"topic": "data", "records.total": "6", "records.per.poll": "3"},
+        transaction_boundary="interval",
+        transaction_interval_ms=0,
+        max_records=2,
+    )
+    live = LiveSourceTask({}, plan, clients=MemoryTaskClients(log))
+
+    result, _ = run(live, plan)
+
+    assert data(log) == ["0", "1", "2"] and result.transactions == 1
+    live.close()
+
+
 # -- abort (connector-defined boundaries) ---------------------------------------------------------
 
 
@@ -160,7 +215,7 @@ def scripted_plan(
     return twin_plan(
         committed,
         task_class=SCRIPTED,
-        task_config={"topic": "data", "records.total": str(total), "records.per.poll": "7"},
+        task_config={"topic": "data", "records.total": str(total), "records.per.poll": "3"},
         transaction_boundary="connector",
         max_records=max_records,
     )

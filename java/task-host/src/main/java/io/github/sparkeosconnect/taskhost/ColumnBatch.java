@@ -35,6 +35,7 @@ final class ColumnBatch {
     private boolean anyHeaders;
     private final LinkedHashMap<Map<String, ?>, Map<String, ?>> lastOffsets = new LinkedHashMap<>();
     private int requests;
+    private boolean midPoll;
 
     /** A batch whose first record has sequence number {@code firstSeq}. */
     ColumnBatch(long firstSeq, OffsetJson json) {
@@ -57,6 +58,12 @@ final class ColumnBatch {
      * {@code poll()} whose last record it is; BATCH's flag 32 says there are some. */
     void endsTransaction(int afterRecord, int afterPoll) {
         requests = afterRecord | afterPoll << 2;
+    }
+
+    /** The batch stops inside a {@code poll()}: records of that poll wait in the host
+     * (BATCH's flag 64). The Python side takes them before its transaction may commit. */
+    void stopsMidPoll(boolean midPoll) {
+        this.midPoll = midPoll;
     }
 
     /** What ends the transaction of this batch's records: the request on its last record,
@@ -110,7 +117,8 @@ final class ColumnBatch {
         }
         ints(out, topicOf);
         out.putInt((anyPartition ? 1 : 0) | (anyTimestamp ? 2 : 0) | (anyHeaders ? 4 : 0)
-                | (dropped ? 8 : 0) | (schemas.isEmpty() ? 0 : 16) | (requests == 0 ? 0 : 32));
+                | (dropped ? 8 : 0) | (schemas.isEmpty() ? 0 : 16) | (requests == 0 ? 0 : 32)
+                | (midPoll ? 64 : 0));
         if (dropped) {
             ints(out, positions);
         }

@@ -223,9 +223,13 @@ public final class HostedSourceTask {
      * then takes only what is already polled. A {@code poll()} of the task that returns nothing
      * meanwhile ends the wait (an empty batch: the source has nothing now), as an empty poll
      * ends a Python task's micro-batch. Fails with the task's error once its polled records
-     * are all handed out.
+     * are all handed out. With {@code restOfPoll} only the records left of the {@code poll()}
+     * the last batch stopped in are taken. A batch that stops inside a {@code poll()} says so
+     * (flag 64): one poll's records are never split between two transactions, since records
+     * of one source position (Debezium's delete, tombstone and create of a key change) share
+     * its offset.
      */
-    public Wire.Out poll(int max, long waitMs) throws Exception {
+    public Wire.Out poll(int max, long waitMs, boolean restOfPoll) throws Exception {
         ColumnBatch batch = new ColumnBatch(nextSeq, json);
         long emptyBefore = emptyPolls.get();
         List<SourceRecord> records = wantsMetadata ? new ArrayList<>() : null;
@@ -250,6 +254,9 @@ public final class HostedSourceTask {
                     }
                     continue;
                 }
+                if (restOfPoll) {
+                    break;
+                }
                 Polled next;
                 if (batch.taken() == 0) {
                     long remaining = deadline - System.nanoTime();
@@ -272,6 +279,7 @@ public final class HostedSourceTask {
                 }
             }
         });
+        batch.stopsMidPoll(leftoverAt < leftover.size());
         if (batch.taken() == 0 && failure != null) {
             throw new TaskFailedException(taskClass + ".poll() failed", failure);
         }

@@ -50,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * {@code connector}: then the task's context has a TransactionContext), i32 k, k × str
  * converter class the Python side converts itself (its stand-ins)</td><td>OK(i32 flags: 1 =
  * the task overrides commitRecord, 2 = keys and 4 = values handed over)</td></tr>
- * <tr><td>2 POLL</td><td>i32 max records, i64 wait ms</td><td>BATCH</td></tr>
+ * <tr><td>2 POLL</td><td>i32 max records, i64 wait ms, i32 1: only the rest of the
+ * {@code poll()} the last BATCH stopped in (else 0)</td><td>BATCH</td></tr>
  * <tr><td>3 COMMITTED</td><td>i64 through seq, i32 m, m × (i64 seq, i32 Kafka partition, i64
  * Kafka offset)</td><td>OK(i32 0)</td></tr>
  * <tr><td>4 STOP_TASK</td><td>-</td><td>OK(i32 0)</td></tr>
@@ -89,7 +90,8 @@ import org.slf4j.LoggerFactory;
  * each with a sequence number (consecutive from {@code first seq}, across batches):
  * {@code i64 first seq, i32 taken (records taken from the task), i32 n (records to produce:
  * those a transform did not drop), i32 t, t × str topic, n × i32 topic index, i32 flags
- * (1: partitions, 2: timestamps, 4: headers, 8: some records dropped), [flag 8: n × i32
+ * (1: partitions, 2: timestamps, 4: headers, 8: some records dropped, 64: the batch stops
+ * inside a {@code poll()}, whose other records the next POLL takes), [flag 8: n × i32
  * position among the taken], [1: n × i32 Kafka partition, -1 none], [2: n × i64 timestamp,
  * -1 none], n × i32 key length (-1 null), the keys' bytes, n × i32 value length, the values'
  * bytes, [4: per record i32 h, h × (str name, bytes value)], i32 p, p × (str source partition
@@ -285,7 +287,8 @@ public final class TaskHostMain {
                 return new Wire.Out(OK).putInt(task.startFlags());
             }
             case POLL -> {
-                return running().poll(request.getInt(), request.getLong());
+                return running().poll(request.getInt(), request.getLong(),
+                        request.getInt() != 0);
             }
             case COMMITTED -> {
                 long through = request.getLong();

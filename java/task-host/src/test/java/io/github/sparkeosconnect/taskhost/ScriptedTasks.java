@@ -50,6 +50,26 @@ final class ScriptedTasks {
         }
     }
 
+    /** Two polls, records a0-a2 then b0-b1, then none; {@code BOTH_POLLED} opens once the
+     * host's poll thread has the second poll's records (its next poll() has begun). */
+    public static final class TwoPolls extends Base {
+        static volatile CountDownLatch bothPolled = new CountDownLatch(1);
+        private int polls;
+
+        @Override
+        public List<SourceRecord> poll() {
+            polls++;
+            if (polls == 1) {
+                return List.of(record("a0", 0), record("a1", 1), record("a2", 2));
+            }
+            if (polls == 2) {
+                return List.of(record("b0", 3), record("b1", 4));
+            }
+            bothPolled.countDown();
+            return null;
+        }
+    }
+
     /** Every poll fails for good. */
     public static final class Failing extends Base {
         @Override

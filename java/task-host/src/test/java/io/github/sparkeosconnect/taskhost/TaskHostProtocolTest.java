@@ -1,6 +1,7 @@
 package io.github.sparkeosconnect.taskhost;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,6 +14,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.connect.file.FileStreamSourceTask;
 import org.junit.jupiter.api.AfterEach;
@@ -37,7 +40,7 @@ class TaskHostProtocolTest {
     /** One decoded BATCH: what the Python side reads of it. */
     record Batch(long firstSeq, int taken, List<String> topics, List<String> values,
             List<String[]> offsets, List<byte[]> rawValues, Map<Integer, String> schemas,
-            int requests) {
+            int requests, boolean midPoll) {
     }
 
     @BeforeEach
@@ -104,7 +107,12 @@ class TaskHostProtocolTest {
     }
 
     Batch poll(int max) throws IOException {
-        Wire.In reply = call(new Wire.Out(TaskHostMain.POLL).putInt(max).putLong(2_000));
+        return poll(max, false);
+    }
+
+    Batch poll(int max, boolean restOfPoll) throws IOException {
+        Wire.In reply = call(new Wire.Out(TaskHostMain.POLL).putInt(max).putLong(2_000)
+                .putInt(restOfPoll ? 1 : 0));
         assertEquals(TaskHostMain.BATCH, reply.kind, () -> "not a batch: " + errorText(reply));
         long first = reply.getLong();
         int taken = reply.getInt();
@@ -160,7 +168,8 @@ class TaskHostProtocolTest {
             }
         }
         int requests = (flags & 32) != 0 ? reply.getInt() : 0;
-        return new Batch(first, taken, topics, values, offsets, rawValues, schemas, requests);
+        return new Batch(first, taken, topics, values, offsets, rawValues, schemas, requests,
+                (flags & 64) != 0);
     }
 
     static String errorText(Wire.In reply) {
@@ -205,7 +214,7 @@ class TaskHostProtocolTest {
 
         // at the end of the file the task's poll() returns nothing: that ends a POLL's wait
         long asked = System.nanoTime();
-        Wire.In idle = call(new Wire.Out(TaskHostMain.POLL).putInt(10).putLong(30_000));
+        Wire.In idle = call(new Wire.Out(TaskHostMain.POLL).putInt(10).putLong(30_000).putInt(0));
         long idleMs = (System.nanoTime() - asked) / 1_000_000;
         assertEquals(TaskHostMain.BATCH, idle.kind);
         idle.getLong();
@@ -319,6 +328,24 @@ class TaskHostProtocolTest {
     }
 
     @Test
+    void aBatchStoppingInsideAPollSaysSoAndTheRestOfThatPollComesAlone() throws Exception {
+        ScriptedTasks.TwoPolls.bothPolled = new CountDownLatch(1);
+        Wire.In started = startScripted(ScriptedTasks.TwoPolls.class, Map.of());
+        assertEquals(TaskHostMain.OK, started.kind, () -> errorText(started));
+        Batch first = poll(2);
+        assertEquals(List.of("a0", "a1"), first.values());
+        assertTrue(first.midPoll(), "a2 of the same poll waits in the host");
+        assertTrue(ScriptedTasks.TwoPolls.bothPolled.await(10, TimeUnit.SECONDS));
+        Batch rest = poll(10, true);
+        assertEquals(List.of("a2"), rest.values(), "the rest of that poll, not the next one's");
+        assertFalse(rest.midPoll());
+        Batch next = poll(10);
+        assertEquals(List.of("b0", "b1"), next.values());
+        assertFalse(next.midPoll());
+        assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+    }
+
+    @Test
     void aRetriableExceptionInPollIsRetried() throws Exception {
         Wire.In started = startScripted(ScriptedTasks.Flaky.class, Map.of());
         assertEquals(TaskHostMain.OK, started.kind, () -> errorText(started));
@@ -329,7 +356,7 @@ class TaskHostProtocolTest {
     @Test
     void aFailingPollIsAnErrorWithTheTasksTrace() throws Exception {
         startScripted(ScriptedTasks.Failing.class, Map.of());
-        Wire.In reply = call(new Wire.Out(TaskHostMain.POLL).putInt(10).putLong(5_000));
+        Wire.In reply = call(new Wire.Out(TaskHostMain.POLL).putInt(10).putLong(5_000).putInt(0));
         assertEquals(TaskHostMain.ERROR, reply.kind);
         reply.getString();
         String message = reply.getString();
@@ -392,8 +419,10 @@ class TaskHostProtocolTest {
         Batch third = poll(1);
         assertEquals(List.of("r4"), third.values(), "the POLL's limit");
         assertEquals(0, third.requests());
+        assertTrue(third.midPoll(), "r5 of the same poll waits in the host");
         Batch fourth = poll(10);
         assertEquals(List.of("r5"), fourth.values());
+        assertFalse(fourth.midPoll());
         assertEquals(1 | 1 << 2, fourth.requests(), "commit on the record, then after the poll");
         call(new Wire.Out(TaskHostMain.COMMITTED).putLong(5).putInt(0));
         assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
@@ -427,7 +456,7 @@ class TaskHostProtocolTest {
     @Test
     void aCommitAndAnAbortOfOneRecordFailThePoll() throws Exception {
         startScripted(ScriptedTasks.Conflicted.class, Map.of("transaction.boundary", "connector"));
-        Wire.In reply = call(new Wire.Out(TaskHostMain.POLL).putInt(10).putLong(5_000));
+        Wire.In reply = call(new Wire.Out(TaskHostMain.POLL).putInt(10).putLong(5_000).putInt(0));
         assertEquals(TaskHostMain.ERROR, reply.kind);
         assertEquals(IllegalStateException.class.getName(), reply.getString());
         assertTrue(reply.getString().contains("both commit and abort"));
