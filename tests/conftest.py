@@ -31,11 +31,21 @@ slowest tests can be read while it runs, or after one cut short (`make test-time
 use_fast_start_jvms(os.environ)  # every Spark JVM of the run, and the jobs' and scripts' too
 
 
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """Appends the phase's time to `$EOSCONNECT_TEST_TIMES` (xdist's controller and workers
-    both see each report: only the process that is not a worker writes)."""
+_TIMES: list[str] = []
+"""`$EOSCONNECT_TEST_TIMES` when this process writes it: set by `pytest_configure` in the
+process that is not an xdist worker (xdist's controller and workers both see each report)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Takes `$EOSCONNECT_TEST_TIMES` unless this process is an xdist worker."""
     times = os.environ.get(TEST_TIMES_ENV)
-    if times and "PYTEST_XDIST_WORKER" not in os.environ:
+    if times and not hasattr(config, "workerinput"):
+        _TIMES.append(times)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Appends the phase's time to `$EOSCONNECT_TEST_TIMES`."""
+    for times in _TIMES:
         with open(times, "a", encoding="utf-8") as out:
             out.write(f"{report.duration:.1f}\t{report.when}\t{report.nodeid}\n")
 

@@ -6,7 +6,7 @@ import argparse
 import os
 import shlex
 import sys
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 from spark_eos_connect.apps.bench.config import QUICK, WORKS, BenchConfig
@@ -77,7 +77,20 @@ def build_config(args: argparse.Namespace) -> BenchConfig:
     sizes.update({n: getattr(args, n) for n in SIZES if getattr(args, n) is not None})
     if args.only:
         sizes["works"] = tuple(WORKS[w] for w in WORKS if w in args.only)
-    return BenchConfig(**{k: v for k, v in sizes.items() if k in known})  # type: ignore[arg-type]
+    config = BenchConfig(**{k: v for k, v in sizes.items() if k in known})  # type: ignore[arg-type]
+    return polls_within_a_micro_batch(config)
+
+
+def polls_within_a_micro_batch(config: BenchConfig) -> BenchConfig:
+    """`config` with polls no larger than a task's share of a micro-batch: a micro-batch ends
+    between two polls only, so a larger poll would fill it past `per_trigger` (a small run's
+    first micro-batch would take every record, and nothing would be left to time)."""
+    share = max(1, config.per_trigger // config.tasks)
+    return replace(
+        config,
+        records_per_poll=min(config.records_per_poll, share),
+        file_batch_size=min(config.file_batch_size, config.per_trigger),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -235,6 +235,7 @@ def test_a_source_job_whose_task_fails_leaves_the_connector_and_task_failed(
         "source_to_kafka.py",
         *("--name", name, "--connector-class", "Generator", "--max-records-per-trigger", "10"),
         *("--option", f"topic={topic}", "--option", "max.records=50"),
+        *("--option", "records.per.poll=10"),  # a micro-batch ends between polls only
         *("--bootstrap-servers", bootstrap_servers, "--checkpoint", str(tmp_path / "ck")),
         "--until-idle",
         fault="fail_before_commit@1",  # no marker: every attempt fails, the query with it

@@ -15,9 +15,10 @@ worker too), so a kill inside it repeats the snapshot's reads by design.
 
 `make test` runs the short form: every process of the job SIGKILLed at once while it streams
 (the snapshot done in the same run), then a restart without the checkpoint that loses its JVM
-with the first records of its second micro-batch. `make test-failover` (`EOSCONNECT_FAILOVER=full`) goes on
-with a driver kill after a commit, the task host lost with its JVM, the JVM alone lost after a
-commit, a driver kill before a commit, and a last run that keeps the killed run's checkpoint."""
+with the first records of its second micro-batch. `make test-failover`
+(`EOSCONNECT_FAILOVER=full`) goes on with a driver kill after a commit, the task host lost
+with its JVM, the JVM alone lost after a commit, a driver kill before a commit, and a last run
+that keeps the killed run's checkpoint."""
 
 from __future__ import annotations
 

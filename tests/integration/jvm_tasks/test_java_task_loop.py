@@ -44,7 +44,7 @@ def _end_hosts() -> Any:
 def plan(
     file: Path, java: bool, lines: int, committed: list[Any] | None = None, **changes: Any
 ) -> Any:
-    config = {"file": str(file), "topic": "data"}
+    config = {"file": str(file), "topic": "data", "batch.size": str(lines)}  # a poll's lines
     settings: dict[str, Any] = {
         "task_class": PYTHON_TASK,
         "task_config": config,

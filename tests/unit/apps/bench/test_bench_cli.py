@@ -67,6 +67,13 @@ def test_explicit_sizes_win_over_quick() -> None:
     assert (config.value_size, config.delta_rounds) == (10, 3)
 
 
+def test_polls_stay_within_a_tasks_share_of_a_micro_batch() -> None:
+    small = build_config(parse_args(["--records", "2000", "--tasks", "2", "--per-trigger", "1000"]))
+    assert (small.records_per_poll, small.file_batch_size) == (500, 1000)
+    full = build_config(parse_args([]))
+    assert (full.records_per_poll, full.file_batch_size) == (10_000, 10_000)
+
+
 def test_only_selects_works_in_run_order() -> None:
     config = build_config(parse_args(["--only", "delta", "--only", "file", "--out", "x"]))
     assert config.works == (FILE, DELTA)
