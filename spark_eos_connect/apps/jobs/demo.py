@@ -111,6 +111,8 @@ class Demo:
         arguments += ["--tasks-max", str(TASKS), "--checkpoint", str(self.work / "checkpoint")]
         arguments += ["--option", f"topic={self.topic}"]
         arguments += ["--option", f"max.records={self.per_task}"]
+        # a micro-batch ends between two polls: polls of a task's share make the batches
+        arguments += ["--option", f"records.per.poll={max(1, self.per_trigger // TASKS)}"]
         return self.job("source_to_kafka", arguments, fault)
 
     def delta_job(self, fault: str | None) -> int:
