@@ -42,9 +42,16 @@ def _end_hosts() -> Any:
 
 
 def plan(
-    file: Path, java: bool, lines: int, committed: list[Any] | None = None, **changes: Any
+    file: Path,
+    java: bool,
+    lines: int,
+    committed: list[Any] | None = None,
+    batch_size: int | None = None,
+    **changes: Any,
 ) -> Any:
-    config = {"file": str(file), "topic": "data", "batch.size": str(lines)}  # a poll's lines
+    config = {"file": str(file), "topic": "data"}
+    if batch_size is not None:  # lines a poll returns at most (Connect's default 2000)
+        config["batch.size"] = str(batch_size)
     settings: dict[str, Any] = {
         "task_class": PYTHON_TASK,
         "task_config": config,
@@ -114,12 +121,14 @@ def test_a_fresh_java_task_resumes_from_the_committed_offset(tmp_path: Path) -> 
 
 def test_a_kept_java_task_polls_on_across_micro_batches(tmp_path: Path) -> None:
     file = tmp_path / "lines.txt"
-    file.write_text("".join(f"{i}\n" for i in range(30)))
+    file.touch()
     log = new_log()
     task_plan = plan(file, java=True, lines=10)
     live = LiveSourceTask({}, task_plan, clients=MemoryTaskClients(log))
     try:
         for batch_id in range(3):
+            with file.open("a") as appended:  # ten new lines: one poll of the kept task
+                appended.write("".join(f"{i}\n" for i in range(10 * batch_id, 10 * batch_id + 10)))
             result = BatchResult()
             rows = [
                 row for b in live.run_batch(task_plan, batch_id, result) for row in b.to_pylist()
@@ -149,7 +158,7 @@ def test_a_lost_jvm_fails_the_batch_and_a_fresh_task_resumes_from_the_commit(
     file = tmp_path / "lines.txt"
     file.write_text("".join(f"{i}\n" for i in range(20)))
     log = new_log()
-    first = plan(file, java=True, lines=10)
+    first = plan(file, java=True, lines=10, batch_size=10)  # polls of ten: batch 0 takes one
     live = LiveSourceTask({}, first, clients=MemoryTaskClients(log))
     try:
         for _ in live.run_batch(first, 0, BatchResult()):
