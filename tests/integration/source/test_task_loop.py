@@ -427,7 +427,7 @@ def test_keyed_records_land_where_a_java_producer_puts_them(
     assert [r.partition for r in records] == [default_partition(r.key, 3) for r in records]
 
 
-def test_a_micro_batch_ends_between_two_polls_past_its_budget_and_loses_nothing(
+def test_micro_batches_never_exceed_their_record_budget_and_lose_nothing(
     plan_factory: Callable[..., tuple[SourceCoordinator, str]],
     bootstrap_servers: str,
     read_committed: Callable[..., list[Any]],
@@ -443,9 +443,8 @@ def test_a_micro_batch_ends_between_two_polls_past_its_budget_and_loses_nothing(
     finally:
         live.close()
 
-    whole_polls = -(-PER_BATCH // 150) * 150  # the third poll goes in whole: 450
-    assert sizes == [whole_polls] * 3
-    assert generated(read_committed, topic) == Counter(range(3 * whole_polls))
+    assert sizes == [PER_BATCH] * 3
+    assert generated(read_committed, topic) == Counter(range(3 * PER_BATCH))
 
 
 def test_interval_boundaries_cut_transactions_inside_a_micro_batch(

@@ -156,21 +156,6 @@ def test_at_least_once_writes_without_transactions() -> None:
 CHUNKED = "spark_eos_connect.testing.connectors.ChunkedPollsTask"
 
 
-def test_a_poll_larger_than_the_micro_batchs_rest_goes_into_it_whole() -> None:
-    log = new_log()
-    plan = twin_plan(
-        task_config={"topic": "data", "streams": "1", "streams.assigned": "0",
-                     "records.per.poll": "4"},
-    )  # fmt: skip
-    live = LiveSourceTask({}, plan, clients=MemoryTaskClients(log))
-
-    result, _ = run(live, plan)
-
-    assert (result.records, result.transactions) == (12, 1)  # 4 + 4, then the third poll whole
-    assert offsets(log).snapshot.offset("c", STREAM) == {"position": 12}
-    live.close()
-
-
 def test_a_converted_batch_that_stops_inside_a_poll_is_followed_by_the_rest_of_that_poll() -> None:
     log = new_log()
     plan = twin_plan(
@@ -215,7 +200,7 @@ def scripted_plan(
     return twin_plan(
         committed,
         task_class=SCRIPTED,
-        task_config={"topic": "data", "records.total": str(total), "records.per.poll": "3"},
+        task_config={"topic": "data", "records.total": str(total), "records.per.poll": "7"},
         transaction_boundary="connector",
         max_records=max_records,
     )
