@@ -112,6 +112,17 @@ class PostgresDatabase:
             f"password={self.password} dbname={self.dbname}"
         )
 
+    def connector_options(self) -> dict[str, str]:
+        """The `database.*` options a CDC connector (PostgresCdcSource, Debezium) reaches this
+        database with."""
+        return {
+            "database.hostname": self.host,
+            "database.port": str(self.port),
+            "database.user": self.user,
+            "database.password": self.password,
+            "database.dbname": self.dbname,
+        }
+
     def connect(self, autocommit: bool = True, **kwargs: Any) -> Any:
         """A psycopg connection to this database (autocommit unless told otherwise)."""
         import psycopg

@@ -83,11 +83,7 @@ def cdc_options(database: PostgresDatabase, name: str, bootstrap: str) -> dict[s
     return {
         "name": name,
         "connector.class": "PostgresCdcSource",
-        "database.hostname": database.host,
-        "database.port": str(database.port),
-        "database.user": database.user,
-        "database.password": database.password,
-        "database.dbname": database.dbname,
+        **database.connector_options(),
         "topic.prefix": name,
         "slot.name": "bench_eos",
         "publication.name": PUBLICATION,

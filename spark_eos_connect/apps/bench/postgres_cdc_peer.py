@@ -119,11 +119,7 @@ def debezium_config(database: PostgresDatabase, prefix: str) -> dict[str, str]:
     return {
         "connector.class": DEBEZIUM_CONNECTOR,
         "tasks.max": "1",
-        "database.hostname": database.host,
-        "database.port": str(database.port),
-        "database.user": database.user,
-        "database.password": database.password,
-        "database.dbname": database.dbname,
+        **database.connector_options(),
         "topic.prefix": prefix,
         "plugin.name": "pgoutput",
         "slot.name": prefix,

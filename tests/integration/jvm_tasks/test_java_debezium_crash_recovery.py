@@ -105,11 +105,7 @@ def debezium_options(database: PostgresDatabase, prefix: str) -> dict[str, str]:
     return {
         "plugin.path": str(jars.plugin_path("debezium")),
         "exactly.once.support": "required",
-        "database.hostname": database.host,
-        "database.port": str(database.port),
-        "database.user": database.user,
-        "database.password": database.password,
-        "database.dbname": database.dbname,
+        **database.connector_options(),
         "topic.prefix": prefix,
         "plugin.name": "pgoutput",
         "slot.name": prefix,
