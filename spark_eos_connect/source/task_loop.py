@@ -107,6 +107,11 @@ def same_generation(a: SourceTaskPlan, b: SourceTaskPlan) -> bool:
     )
 
 
+CONVERTED_BATCH_MAX = 10_000
+"""Records one converted batch of a Java task holds at most: the JVM task host builds it in its
+64 MB heap (a micro-batch's whole share, 450,000 lines of 100 bytes, ran it out of memory)."""
+
+
 class LiveSourceTask:
     """One source task and its producer, kept across the micro-batches of one generation.
 
@@ -229,10 +234,10 @@ class LiveSourceTask:
         limit = plan.max_records - dispatched
         if isinstance(self.task, ConvertingSourceTask):
             if not after_poll:
-                batch = self.task.poll_converted(plan.max_records, 0.0, rest_of_poll=True)
+                batch = self.task.poll_converted(CONVERTED_BATCH_MAX, 0.0, rest_of_poll=True)
             else:
                 wait_s = max(0.0, deadline - self._clock.monotonic())
-                batch = self.task.poll_converted(limit, wait_s)
+                batch = self.task.poll_converted(min(limit, CONVERTED_BATCH_MAX), wait_s)
             return batch, batch.ends_poll
         if self._carry:
             records, self._carry = self._carry[:limit], self._carry[limit:]

@@ -14,6 +14,7 @@ import pytest
 from spark_eos_connect.api.source import SourceRecord, SourceTask
 from spark_eos_connect.kafka.producers import ProducerFencedError
 from spark_eos_connect.protocol.generations import TaskStartupError
+from spark_eos_connect.source import task_loop
 from spark_eos_connect.source.plan import SourceTaskPlan
 from spark_eos_connect.source.replay import ROWS_HEADER
 from spark_eos_connect.source.task_loop import BatchResult, LiveSourceTask, run_task_once
@@ -168,6 +169,26 @@ def test_a_converted_batch_that_stops_inside_a_poll_is_followed_by_the_rest_of_t
     result, rows = run(live, plan)
 
     # 0-2, then 3 fills the limit inside the second poll: 4 and 5 share its offset and come too
+    assert data(log) == ["0", "1", "2", "3", "4", "5"] and len(rows) == 6
+    assert result.transactions == 1
+    assert offsets(log).snapshot.offset("c", {"chunked": 0}) == {"poll.end": 6}
+    live.close()
+
+
+def test_a_java_tasks_batches_are_asked_in_chunks_and_still_end_with_their_poll(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(task_loop, "CONVERTED_BATCH_MAX", 2)
+    log = new_log()
+    plan = twin_plan(
+        task_class=CHUNKED,
+        task_config={"topic": "data", "records.total": "9", "records.per.poll": "3"},
+        max_records=4,
+    )
+    live = LiveSourceTask({}, plan, clients=MemoryTaskClients(log))
+
+    result, rows = run(live, plan)
+
     assert data(log) == ["0", "1", "2", "3", "4", "5"] and len(rows) == 6
     assert result.transactions == 1
     assert offsets(log).snapshot.offset("c", {"chunked": 0}) == {"poll.end": 6}
