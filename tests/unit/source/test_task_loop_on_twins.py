@@ -157,7 +157,12 @@ def test_at_least_once_writes_without_transactions() -> None:
 CHUNKED = "spark_eos_connect.testing.connectors.ChunkedPollsTask"
 
 
-def test_a_converted_batch_that_stops_inside_a_poll_is_followed_by_the_rest_of_that_poll() -> None:
+@pytest.mark.parametrize("chunk", [None, 2])  # 2: batches asked two records at a time
+def test_a_converted_batch_that_stops_inside_a_poll_is_followed_by_the_rest_of_that_poll(
+    chunk: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if chunk is not None:
+        monkeypatch.setattr(task_loop, "CONVERTED_BATCH_MAX", chunk)
     log = new_log()
     plan = twin_plan(
         task_class=CHUNKED,
@@ -169,26 +174,6 @@ def test_a_converted_batch_that_stops_inside_a_poll_is_followed_by_the_rest_of_t
     result, rows = run(live, plan)
 
     # 0-2, then 3 fills the limit inside the second poll: 4 and 5 share its offset and come too
-    assert data(log) == ["0", "1", "2", "3", "4", "5"] and len(rows) == 6
-    assert result.transactions == 1
-    assert offsets(log).snapshot.offset("c", {"chunked": 0}) == {"poll.end": 6}
-    live.close()
-
-
-def test_a_java_tasks_batches_are_asked_in_chunks_and_still_end_with_their_poll(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(task_loop, "CONVERTED_BATCH_MAX", 2)
-    log = new_log()
-    plan = twin_plan(
-        task_class=CHUNKED,
-        task_config={"topic": "data", "records.total": "9", "records.per.poll": "3"},
-        max_records=4,
-    )
-    live = LiveSourceTask({}, plan, clients=MemoryTaskClients(log))
-
-    result, rows = run(live, plan)
-
     assert data(log) == ["0", "1", "2", "3", "4", "5"] and len(rows) == 6
     assert result.transactions == 1
     assert offsets(log).snapshot.offset("c", {"chunked": 0}) == {"poll.end": 6}
