@@ -1,6 +1,7 @@
-"""`jobs/bench.py --only postgres-cdc`'s side by side with Debezium on a small run: both sides
-deliver every snapshot row and every change once, and eosconnect's rows name Debezium's as
-their peer."""
+"""`jobs/bench.py --only postgres-cdc`'s side by side with Debezium on a small run: all three
+sides (PostgresCdcSource, Debezium under eosconnect, Debezium on a Connect worker) deliver every
+snapshot row and every change once, and the eosconnect rows name the Connect worker's as their
+peer."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from spark_eos_connect.apps.bench.config import (
     CDC_DEBEZIUM_STREAMING,
     CDC_EOS_SNAPSHOT,
     CDC_EOS_STREAMING,
+    CDC_JAVA_SNAPSHOT,
+    CDC_JAVA_STREAMING,
 )
 from spark_eos_connect.apps.bench.postgres_cdc_peer import run_side_by_side
 from spark_eos_connect.apps.bench.report import table_rows
@@ -30,12 +33,15 @@ def test_both_sides_deliver_each_row_and_change_once(
 
     assert [r.mode for r in results] == [
         CDC_EOS_SNAPSHOT,
+        CDC_JAVA_SNAPSHOT,
         CDC_DEBEZIUM_SNAPSHOT,
         CDC_EOS_STREAMING,
+        CDC_JAVA_STREAMING,
         CDC_DEBEZIUM_STREAMING,
     ]
     assert all(r.records == 1_000 and r.seconds > 0 for r in results)
-    assert len(verifications) == 4
+    assert len(verifications) == 6
     assert [v.describe() for v in verifications if not v.ok] == []
     peers = {row.result.mode: row.ratio_to_peer for row in table_rows(results)}
-    assert peers[CDC_EOS_SNAPSHOT] is not None and peers[CDC_EOS_STREAMING] is not None
+    for mode in (CDC_EOS_SNAPSHOT, CDC_EOS_STREAMING, CDC_JAVA_SNAPSHOT, CDC_JAVA_STREAMING):
+        assert peers[mode] is not None, mode
