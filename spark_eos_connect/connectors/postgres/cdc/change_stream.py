@@ -12,6 +12,7 @@ past transactions that gave no record once every record polled before them is co
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from typing import Any, Final
 
 from spark_eos_connect.connectors.postgres.cdc import database as db
 from spark_eos_connect.connectors.postgres.cdc.captured_tables import CapturedTables, key_text
-from spark_eos_connect.connectors.postgres.cdc.change_events import events_of
+from spark_eos_connect.connectors.postgres.cdc.change_events import events_of, unseen_events
 from spark_eos_connect.connectors.postgres.cdc.envelope import ChangeEvent, SourceInfo, TableSchemas
 from spark_eos_connect.connectors.postgres.cdc.heartbeat import (
     HEARTBEAT_KEY_SCHEMA,
@@ -306,8 +307,6 @@ class ChangeStream:
             schemas = self._relations.get(change.relation_id)
             if schemas is None:
                 continue
-            if check_parts and self._in_snapshot_part(schemas, change, begin, commit):
-                continue
             try:
                 events = events_of(
                     schemas, change, source, now, settings.skipped, settings.tombstones
@@ -318,6 +317,9 @@ class ChangeStream:
                     f"{format_lsn(commit.commit_lsn)}); nothing of it or after it is emitted: "
                     "fix the value or leave the table or column out of the capture"
                 ) from error
+            if check_parts:
+                held = functools.partial(self._read_by_snapshot, schemas, begin, commit)
+                events = unseen_events(change, events, held)
             if metadata is not None:
                 if events and metadata.total == 0:
                     yield metadata.begin()
@@ -328,13 +330,13 @@ class ChangeStream:
         if metadata is not None and metadata.total:
             yield metadata.end()
 
-    def _in_snapshot_part(
-        self, schemas: TableSchemas, change: Insert | Update | Delete, begin: Begin, commit: Commit
+    def _read_by_snapshot(
+        self, schemas: TableSchemas, begin: Begin, commit: Commit, values: tuple[Any, ...]
     ) -> bool:
-        """Whether a resumed snapshot part already holds this change."""
+        """Whether the resumed snapshot part that reads the row whose key `values` hold saw
+        this transaction (then the part's rows already hold the change)."""
         table = schemas.table
         index = self._tables.index(table.qualified)
-        values = change.old if isinstance(change, Delete) else change.new
         return index is not None and skips_change(
             self._parts,
             index,
