@@ -146,8 +146,6 @@ class LiveSourceTask:
         self._earlier: EarlierAttempt | None = None
         """Set when the task started: an earlier attempt of its micro-batch committed."""
         self._replayed = False
-        self._carry: list[SourceRecord] = []
-        """A Python task's poll past a micro-batch's budget: the next micro-batch's first."""
         self.batches = 0
         self.closed = False
 
@@ -191,13 +189,11 @@ class LiveSourceTask:
         clock = self._clock
         deadline = clock.monotonic() + plan.max_poll_duration_ms / 1000
         dispatched, ends_poll = 0, True
-        whole_polls = plan.transaction_boundary != "connector" and isinstance(
-            self.task, ConvertingSourceTask
-        )
+        whole_polls = plan.transaction_boundary != "connector"
         while not self.stale and (
             (whole_polls and not ends_poll)
             or (dispatched < plan.max_records and clock.monotonic() < deadline)
-        ):  # a Java task's poll under the poll and interval boundaries is taken whole
+        ):  # under the poll and interval boundaries a poll is taken whole
             records, ends_poll = self._next_records(plan, dispatched, deadline, ends_poll)
             if not records:
                 break
@@ -219,34 +215,24 @@ class LiveSourceTask:
     ) -> tuple[list[SourceRecord] | ConvertedRecords, bool]:
         """The next records, and whether they end a `poll()` batch.
 
-        A converting task's (a Java plugin's, `jvm_tasks`) batches hold at most the
-        micro-batch's remaining records; when the last one stopped inside a poll (not
-        `after_poll`) the rest of that poll comes next, so that under the `poll` and
-        `interval` boundaries one poll's records are never split between two transactions, as
-        in Connect: Debezium's records of one change (a key change's delete, tombstone and
-        create) share its offset, and committing some of them would record the change as done.
-        Such a micro-batch may exceed `maxRecordsPerTrigger` by the rest of its last poll.
-
-        A Python task's poll past the budget still waits for the next micro-batch in part
-        (`_carry`): taking it whole made the PostgresCdcSource crash test lose the deletes of
-        key changes, not yet understood."""
+        A Python task's poll comes whole. A converting task's (a Java plugin's, `jvm_tasks`)
+        comes in batches of at most the micro-batch's remaining records; when the last one
+        stopped inside a poll (not `after_poll`) the rest of that poll comes next. Under the
+        `poll` and `interval` boundaries `run_batch` takes a poll whole, so that one poll's
+        records are never split between two transactions, as in Connect: records of one
+        change may share an offset (Debezium's delete, tombstone and create of a key change),
+        and committing some of them would record the change as done. A micro-batch may so
+        exceed `maxRecordsPerTrigger` by the rest of its last poll."""
         assert self.task is not None
-        limit = plan.max_records - dispatched
-        if isinstance(self.task, ConvertingSourceTask):
-            if not after_poll:
-                batch = self.task.poll_converted(CONVERTED_BATCH_MAX, 0.0, rest_of_poll=True)
-            else:
-                wait_s = max(0.0, deadline - self._clock.monotonic())
-                batch = self.task.poll_converted(min(limit, CONVERTED_BATCH_MAX), wait_s)
-            return batch, batch.ends_poll
-        if self._carry:
-            records, self._carry = self._carry[:limit], self._carry[limit:]
-            return records, not self._carry
-        polled = self.task.poll() or []
-        if len(polled) > limit:
-            self._carry = polled[limit:]
-            return polled[:limit], False
-        return polled, True
+        if not isinstance(self.task, ConvertingSourceTask):
+            return self.task.poll() or [], True
+        if not after_poll:
+            batch = self.task.poll_converted(CONVERTED_BATCH_MAX, 0.0, rest_of_poll=True)
+        else:
+            limit = plan.max_records - dispatched
+            wait_s = max(0.0, deadline - self._clock.monotonic())
+            batch = self.task.poll_converted(min(limit, CONVERTED_BATCH_MAX), wait_s)
+        return batch, batch.ends_poll
 
     # -- start-up (KIP-618) ------------------------------------------------------------------
 

@@ -41,6 +41,13 @@ log = logging.getLogger(__name__)
 
 OFFSETS_REPLICATION_OPTION = "offset.storage.replication.factor"
 
+OPEN_TRANSACTION_WAIT_S = 90.0
+"""How long reading an offsets topic to its end waits for open transactions. A crashed task's
+transaction (of any connector sharing the topic) holds every reader back until the broker
+aborts it: `transaction.timeout.ms` later (60 s, the default of Connect's and librdkafka's
+producers), at the broker's next check (every 10 s by default). Waiting less would fail a
+healthy connector's query for a neighbour's crash."""
+
 SourcePartition = dict[str, Any]
 SourceOffset = dict[str, Any]
 
@@ -139,7 +146,7 @@ class OffsetsTopicView:
         self._tail.positions = dict(positions)
 
     def catch_up(
-        self, partitions: Iterable[int] | None = None, timeout_s: float = 60.0
+        self, partitions: Iterable[int] | None = None, timeout_s: float = OPEN_TRANSACTION_WAIT_S
     ) -> OffsetsTopicView:
         """Read new records up to the high watermark, waiting for open transactions to end."""
         self.read_new(partitions, timeout_s)
@@ -148,7 +155,7 @@ class OffsetsTopicView:
     def read_new(
         self,
         partitions: Iterable[int] | None = None,
-        timeout_s: float = 60.0,
+        timeout_s: float = OPEN_TRANSACTION_WAIT_S,
         wait_for_open_transactions: bool = True,
     ) -> list[ConsumedRecord]:
         """`catch_up`, returning the records read (headers included); without waiting, up to

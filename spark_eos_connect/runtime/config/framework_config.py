@@ -269,9 +269,9 @@ CONNECTOR_FRAMEWORK_CONFIG = (
         100000,
         Range.at_least(1),
         "medium",
-        "`maxRecordsPerTrigger`: records per micro-batch across all tasks (a Java plugin's "
-        "task under the poll and interval transaction boundaries ends a micro-batch between "
-        "two of its polls: it may exceed this by the rest of its last poll).",
+        "`maxRecordsPerTrigger`: records per micro-batch across all tasks (under the poll "
+        "and interval transaction boundaries a task ends a micro-batch between two of its "
+        "polls: it may exceed this by the rest of its last poll).",
     )
     .define(
         "maxpolldurationms",

@@ -59,11 +59,16 @@ EXECUTOR_KILLS = 2 if full_run() else 1
 once in `make test`'s short form (the source job's test below always kills twice)."""
 
 PER_TASK = 900
-RATE = ("--option", "rate=150", "--max-records-per-trigger", "400")
+RATE = (
+    *("--option", "rate=150", "--option", "records.per.poll=50"),
+    *("--max-records-per-trigger", "400"),
+)
 """150 records/s per task, 200 per task per batch: each batch polls for over a second, so an
 executor the REST API reports busy is still inside its task when the kill lands (with 100 per
 batch, two thirds of a second, a fresh-clone run once saw the second kill land after the task
-ended)."""
+ended). Polls of 50: a micro-batch takes whole polls, and the Generator's first poll after a
+pause returns what the rate allowed during it (up to `records.per.poll`), which would fill a
+batch at once."""
 
 
 def busy_executor(job: Submitted) -> tuple[str, int] | None:
@@ -153,7 +158,8 @@ def test_driver_killed_mid_run_then_resubmitted(
     wait_for(lambda: busy_executor(first) is not None, 120, "a running task")
 
     first.kill()  # spark-submit's JVM and the Python driver, as a machine crash would
-    committed_at_kill = len(read_committed(topic))
+    # what Kafka holds at the kill: a killed task's transaction stays open until fenced
+    committed_at_kill = len(read_committed(topic, settled=False))
     spark_cluster.wait_idle()  # the master saw the driver go and freed its executors
     second = submit("source_to_kafka.py", *args)
 

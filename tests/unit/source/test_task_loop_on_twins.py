@@ -180,6 +180,19 @@ def test_a_converted_batch_that_stops_inside_a_poll_is_followed_by_the_rest_of_t
     live.close()
 
 
+@pytest.mark.parametrize("boundary", ["poll", "interval"])
+def test_a_python_tasks_poll_past_the_budget_is_taken_whole(boundary: str) -> None:
+    log = new_log()
+    plan = twin_plan(max_records=7, transaction_boundary=boundary)  # polls of 5
+
+    result, rows = run(LiveSourceTask({}, plan, clients=MemoryTaskClients(log)), plan)
+
+    # 0-4, then 5 and 6 fill the budget inside the second poll: 7-9 come with them
+    assert data(log) == [f"0:{n}" for n in range(10)] and len(rows) == 10
+    assert result.records == 10 and result.transactions == 1
+    assert offsets(log).snapshot.offset("c", STREAM) == {"position": 10}
+
+
 def test_an_interval_transaction_commits_only_where_a_poll_ends() -> None:
     log = new_log()
     plan = twin_plan(
@@ -201,12 +214,19 @@ def test_an_interval_transaction_commits_only_where_a_poll_ends() -> None:
 
 
 def scripted_plan(
-    total: int, max_records: int = 100, committed: list[tuple[dict[str, Any], Any]] | None = None
+    total: int,
+    max_records: int = 100,
+    committed: list[tuple[dict[str, Any], Any]] | None = None,
+    per_poll: int = 7,
 ) -> Any:
     return twin_plan(
         committed,
         task_class=SCRIPTED,
-        task_config={"topic": "data", "records.total": str(total), "records.per.poll": "7"},
+        task_config={
+            "topic": "data",
+            "records.total": str(total),
+            "records.per.poll": str(per_poll),
+        },
         transaction_boundary="connector",
         max_records=max_records,
     )
@@ -238,7 +258,8 @@ def test_transactions_the_task_aborts_leave_neither_records_nor_offsets() -> Non
 
 def test_a_connector_defined_transaction_stays_open_into_the_next_micro_batch() -> None:
     log = new_log()
-    plan = scripted_plan(12, max_records=9)  # 0..8: the transaction of 7..11 is cut at 8
+    # polls of 3 fill the micro-batch with 0..8: the transaction of 7..11 is cut at 8
+    plan = scripted_plan(12, max_records=9, per_poll=3)
     live = LiveSourceTask({}, plan, clients=MemoryTaskClients(log))
 
     first, _ = run(live, plan, 0)
@@ -246,7 +267,9 @@ def test_a_connector_defined_transaction_stays_open_into_the_next_micro_batch() 
     assert first.open_transaction
     assert "7" not in data(log) and "8" in data(log, committed=False)
     assert offsets(log).snapshot.offset("c", {"script": "fibonacci"}) == {"position": 7}
-    later = scripted_plan(12, max_records=9, committed=[({"script": "fibonacci"}, {"position": 7})])
+    later = scripted_plan(
+        12, max_records=9, committed=[({"script": "fibonacci"}, {"position": 7})], per_poll=3
+    )
     assert live.matches(later)
 
     second, rows = run(live, later, 1)
@@ -259,7 +282,7 @@ def test_a_connector_defined_transaction_stays_open_into_the_next_micro_batch() 
 
 def test_closing_a_task_aborts_its_open_transaction() -> None:
     log = new_log()
-    plan = scripted_plan(12, max_records=9)
+    plan = scripted_plan(12, max_records=9, per_poll=3)
     live = LiveSourceTask({}, plan, clients=MemoryTaskClients(log))
     run(live, plan)
 
