@@ -77,12 +77,13 @@ test-cluster: setup ## only the tests on the Spark standalone cluster (master + 
 	$(PY) -m pytest -m cluster tests/integration/cluster
 
 CAMPAIGNS := tests/integration/failover tests/integration/connectors/postgres/cdc/test_postgres_cdc_crash_recovery.py \
-	tests/integration/source/test_source_crash_recovery.py tests/integration/sink/test_delta_crash_recovery.py \
+	tests/integration/source/test_source_crash_recovery.py tests/integration/source/test_source_broker_restart.py \
+	tests/integration/sink/test_delta_crash_recovery.py \
 	tests/integration/sink/test_postgres_sink_query.py tests/integration/cluster/test_failures_on_cluster.py \
 	tests/integration/cluster/test_sink_tasks_on_cluster.py \
 	tests/integration/jvm_tasks/test_java_debezium_crash_recovery.py \
 	tests/integration/jvm_tasks/test_java_connector_transactions.py
-test-failover: setup ## the kill campaigns' long form: 3 broker kills and a driver kill per failover query, every crash point of the CDC, source, Delta and PostgresSink crash tests and of the Java Debezium and test-plugin campaigns (driver, task host and JVM task host kills), two executor kills per cluster kill test
+test-failover: setup ## the kill campaigns' long form: 3 broker kills and a driver kill per failover query, every crash point of the CDC, source, Delta and PostgresSink crash tests and of the Java Debezium and test-plugin campaigns (driver, task host and JVM task host kills), two executor kills per cluster kill test, the single broker's restart under a source query
 	EOSCONNECT_FAILOVER=full $(PY) -m pytest -s $(CAMPAIGNS)
 
 unit: setup ## unit tests only (no broker, no Spark)

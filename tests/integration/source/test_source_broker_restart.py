@@ -1,5 +1,7 @@
 """I2 with the broker itself restarted under a running source pipeline: after the job is
-restarted (if it died), read_committed sees every generated record exactly once."""
+restarted (if it died), read_committed sees every generated record exactly once. A long
+campaign (`make test-failover`): `make test` keeps the broker kills under a running source
+query on the 3-broker cluster (`failover/test_source_failover.py`)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any
 import pytest
 
 from spark_eos_connect.testing import BrokerProcess, wait_for
+from spark_eos_connect.testing.campaigns import full_run
 
 from .test_source_crash_recovery import (
     RECORDS_PER_TASK,
@@ -17,7 +20,10 @@ from .test_source_crash_recovery import (
     pipeline_args,
 )
 
-pytestmark = pytest.mark.integration
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(not full_run(), reason="a long campaign: make test-failover runs it"),
+]
 
 
 def test_broker_restart_under_a_running_pipeline(

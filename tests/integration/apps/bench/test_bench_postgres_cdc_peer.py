@@ -28,7 +28,7 @@ def test_both_sides_deliver_each_row_and_change_once(
     spark: Any, kafka_config: dict[str, Any], tmp_path: Path
 ) -> None:
     results, verifications = run_side_by_side(
-        spark, 1_000, 50, kafka_config, tmp_path, lambda _: None, rounds=1
+        spark, 1_000, 50, kafka_config, tmp_path, lambda _: None, rounds=1, warm_up=False
     )
 
     assert [r.mode for r in results] == [
