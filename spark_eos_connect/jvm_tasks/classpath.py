@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 from pathlib import Path
 
@@ -12,6 +13,10 @@ from spark_eos_connect.jvm.jars import cache_root
 MAIN_CLASS = "io.github.sparkeosconnect.taskhost.TaskHostMain"
 JVM_FLAGS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx64m")
 """Measured good for a host (notes/java-plugins.md): faster start, 82-93 MB RSS, no slower."""
+JVM_OPTIONS_ENV = "EOSCONNECT_TASK_HOST_OPTS"
+"""JVM options of the task hosts in place of `JVM_FLAGS` (a larger heap for a plugin that
+needs one, say), as Connect's `KAFKA_HEAP_OPTS` and `KAFKA_JVM_PERFORMANCE_OPTS` are for its
+worker; executors get it through `spark.executorEnv.EOSCONNECT_TASK_HOST_OPTS`."""
 LOG_LEVEL_ENV = "EOSCONNECT_TASK_HOST_LOG_LEVEL"
 """The host's log level (slf4j-simple's: trace, debug, info, warn, error); `warn` when unset,
 as Spark's console is: plugins log their whole configuration at `info`."""
@@ -38,4 +43,5 @@ def task_host_command(plugin_path: list[str]) -> list[str]:
         f"-Dorg.slf4j.simpleLogger.defaultLogLevel={level}",
         "-Dorg.slf4j.simpleLogger.showDateTime=true",
     ]
-    return [java, *JVM_FLAGS, *logging, "-cp", f"{folder}/*", MAIN_CLASS, *plugin_path]
+    flags = shlex.split(os.environ.get(JVM_OPTIONS_ENV, "")) or list(JVM_FLAGS)
+    return [java, *flags, *logging, "-cp", f"{folder}/*", MAIN_CLASS, *plugin_path]
