@@ -109,7 +109,7 @@ def same_generation(a: SourceTaskPlan, b: SourceTaskPlan) -> bool:
 
 CONVERTED_BATCH_MAX = 10_000
 """Records one converted batch of a Java task holds at most: the JVM task host builds it in its
-64 MB heap (a micro-batch's whole share, 450,000 lines of 100 bytes, ran it out of memory)."""
+heap (a micro-batch's whole share, 450,000 lines of 100 bytes, ran a 64 MB heap out of memory)."""
 
 
 class LiveSourceTask:
