@@ -18,12 +18,13 @@ from fastapi.testclient import TestClient
 from spark_eos_connect.herder import WorkerSettings
 from spark_eos_connect.jvm import jars
 
+from ..java_test_plugins import SCRIPTED, plugin_folder
+
 pytestmark = pytest.mark.integration
 
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 POSTGRES = "io.debezium.connector.postgresql.PostgresConnector"
-SCRIPTED = "io.github.sparkeosconnect.testplugins.ScriptedTransactionsSourceConnector"
 MISSING_TOPIC = 'Missing required configuration "topic" which has no default value.'
 HANDLED = "The offsets for this connector have been {} successfully"
 FRAMEWORK_ONLY = (
@@ -33,19 +34,11 @@ FRAMEWORK_ONLY = (
 )
 
 
-def scripted_folder() -> Path:
-    """The plugin folder of the project's Java test connector (java/test-plugins), whose
-    alterOffsets is Connect's default (false)."""
-    folder = jars.cache_root() / "test-plugins" / "scripted-transactions"
-    if not any(folder.glob("*.jar")):
-        pytest.fail(f"{folder} holds no jar: run `make setup`, which builds java/test-plugins")
-    return folder
-
-
 @pytest.fixture
 def settings(settings: WorkerSettings) -> WorkerSettings:
-    """The rest suite's settings with Connect's file plugin and Debezium on `plugin.path`."""
-    folders = [jars.plugin_path("connect-file"), jars.plugin_path("debezium"), scripted_folder()]
+    """The rest suite's settings with Connect's file plugin, Debezium and this project's test
+    plugins on `plugin.path`."""
+    folders = [jars.plugin_path("connect-file"), jars.plugin_path("debezium"), plugin_folder()]
     return dataclasses.replace(settings, plugin_path=",".join(str(f) for f in folders))
 
 
