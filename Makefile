@@ -38,13 +38,13 @@ $(TASK_HOST_JARS)/.built: $(TASK_HOST)/pom.xml $(shell find $(TASK_HOST)/src/mai
 	touch $@
 
 # This project's own Connect plugins for the tests (java/test-plugins, issue 46), in a plugin
-# folder of their own: tests/integration/jvm_tasks/test_java_connector_transactions.py.
+# folder of their own: tests/integration/java_test_plugins.py.
 TEST_PLUGINS := java/test-plugins
 TEST_PLUGINS_JARS := $(EOSCONNECT_JARS_DIR)/test-plugins
 $(TEST_PLUGINS_JARS)/.built: $(TEST_PLUGINS)/pom.xml $(shell find $(TEST_PLUGINS)/src/main -name '*.java' 2>/dev/null)
 	mvn -q -B -f $(TEST_PLUGINS)/pom.xml package
-	rm -rf $(TEST_PLUGINS_JARS) && mkdir -p $(TEST_PLUGINS_JARS)/scripted-transactions
-	cp $(TEST_PLUGINS)/target/eos-test-plugins.jar $(TEST_PLUGINS_JARS)/scripted-transactions/
+	rm -rf $(TEST_PLUGINS_JARS) && mkdir -p $(TEST_PLUGINS_JARS)/eos-test-plugins
+	cp $(TEST_PLUGINS)/target/eos-test-plugins.jar $(TEST_PLUGINS_JARS)/eos-test-plugins/
 	touch $@
 
 setup: postgres $(VENV)/.installed $(EOSCONNECT_JARS_DIR)/.fetched $(EOSCONNECT_JARS_DIR)/.class-archive $(TASK_HOST_JARS)/.built $(TEST_PLUGINS_JARS)/.built ## venv, Python packages, Kafka, Delta and plugin jars, the JVM task host and the test plugins, the driver's class archive, PostgreSQL (idempotent)

@@ -99,6 +99,17 @@ def plugin_holding(class_name: str, entries: list[str]) -> Path | None:
     return None
 
 
+def runs_as_java_plugin(connector_class: str, plugin_path: str | None) -> bool:
+    """Whether the rule above runs `connector_class` as the Java plugin `plugin_path` holds;
+    False too when an entry does not exist (resolving the class names it)."""
+    entries = plugin_path_entries(plugin_path)
+    name = connector_class.strip()
+    try:
+        return bool(entries and name) and plugin_holding(name, entries) is not None
+    except PluginPathError:
+        return False
+
+
 def resolve_with_plugin_path(
     name: str, plugin_path: str | None, connector: str = ""
 ) -> type[Connector]:
@@ -147,11 +158,10 @@ def java_converter_problems(
     `props` name a Java connector: a class this project does not have is fine when `plugin.path`
     holds it, else a problem naming the option, the class and the folders (driver side)."""
     checked = {option: list(found) for option, found in problems.items()}
+    if not runs_as_java_plugin(str(props.get("connector.class") or ""), plugin_path):
+        return checked
+    entries = plugin_path_entries(plugin_path)
     try:
-        entries = plugin_path_entries(plugin_path)
-        connector = str(props.get("connector.class") or "").strip()
-        if not entries or not connector or plugin_holding(connector, entries) is None:
-            return checked
         for option in _CONVERTER_OPTIONS:
             name = str(props.get(option) or "").strip()
             stand_ins = () if option == "header.converter" else STAND_INS

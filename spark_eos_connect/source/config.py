@@ -13,6 +13,7 @@ from typing import Any
 
 from spark_eos_connect.api.config import InvalidConfigError
 from spark_eos_connect.errors import ConfigError
+from spark_eos_connect.jvm_tasks.resolution import java_converter_problems, runs_as_java_plugin
 from spark_eos_connect.runtime.config.config_references import ConfigProviders, has_reference
 from spark_eos_connect.runtime.config.connect_options import (
     alias_case_problems,
@@ -29,6 +30,7 @@ from spark_eos_connect.source.conversion import (
     CONVERTER_OPTIONS,
     conversion_option_names,
     parse_record_conversion,
+    record_conversion_problems,
 )
 from spark_eos_connect.source.plan import RecordConversion
 
@@ -103,9 +105,7 @@ def parse_source_pipeline(
     for key in ("name", "connector.class", "tasks.max"):  # references stay references
         raw = rest.get(key)
         connector_props[key] = str(raw) if has_reference(raw) else str(values[key])
-    conversion = parse_record_conversion(
-        values["name"], connector_props, providers.resolve(record_options(connector_props))
-    )
+    conversion = _record_conversion(values, connector_props, providers)
     return SourcePipelineConfig(
         name=values["name"],
         connector_class=values["connector.class"],
@@ -123,6 +123,23 @@ def parse_source_pipeline(
         conversion=conversion,
         takeover=bool(values["takeover"]),
     )
+
+
+def _record_conversion(
+    values: Mapping[str, Any], connector_props: dict[str, str], providers: ConfigProviders
+) -> RecordConversion | None:
+    """What converts the connector's records here: nothing for a Java plugin, whose JVM task
+    host converts them (its converter classes may be plugin.path's, checked as `load()` checks
+    them: `jvm_tasks.resolution.java_converter_problems`)."""
+    resolved = providers.resolve(record_options(connector_props))
+    plugin_path = values["plugin.path"]
+    if not runs_as_java_plugin(str(values["connector.class"]), plugin_path):
+        return parse_record_conversion(values["name"], connector_props, resolved)
+    checked = {**connector_props, **resolved, "connector.class": values["connector.class"]}
+    problems = java_converter_problems(record_conversion_problems(resolved), checked, plugin_path)
+    if problems:
+        raise InvalidConfigError(problems)
+    return None
 
 
 def record_options(props: Mapping[str, Any]) -> dict[str, Any]:

@@ -99,7 +99,11 @@ def _connector_report(
     except Exception as error:
         _add(
             problems,
-            {"connector.class": [f"{name}: validating its options failed: {error!r}"]},
+            {
+                "connector.class": [
+                    f"{name}: validating its options failed: {type(error).__name__}: {error}"
+                ]
+            },
         )
         return None
     _add(problems, {r.name: r.errors for r in reports if r.errors})

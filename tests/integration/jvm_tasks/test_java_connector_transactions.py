@@ -32,9 +32,10 @@ from spark_eos_connect.jvm import jars
 from spark_eos_connect.jvm_tasks.connector import java_source_connector_class
 from spark_eos_connect.testing.campaigns import full_run
 
+from ..java_test_plugins import SCRIPTED, plugin_folder
+
 pytestmark = pytest.mark.integration
 
-SCRIPTED = "io.github.sparkeosconnect.testplugins.ScriptedTransactionsSourceConnector"
 JAVA_FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 RECORDS, TRANSACTION_SIZE, ABORT_EVERY = 600, 30, 3
 PER_TRIGGER = 100  # transactions 3, 6, ... span two micro-batches
@@ -52,14 +53,6 @@ FULL_PLAN = (
 PLAN = FULL_PLAN if full_run() else SHORT_PLAN
 
 
-def scripted_plugin_folder() -> Path:
-    """The plugin folder `make setup` builds java/test-plugins into (a missing one fails)."""
-    folder = jars.cache_root() / "test-plugins" / "scripted-transactions"
-    if not any(folder.glob("*.jar")):
-        pytest.fail(f"{folder} holds no jar: run `make setup`, which builds java/test-plugins")
-    return folder
-
-
 def committed_numbers() -> set[int]:
     """The records of the transactions the task commits (k + 1 not a multiple of 3)."""
     return {n for n in range(RECORDS) if (n // TRANSACTION_SIZE + 1) % ABORT_EVERY != 0}
@@ -68,7 +61,7 @@ def committed_numbers() -> set[int]:
 def job_args(name: str, topic: str, bootstrap: str, checkpoint: Path) -> list[str]:
     options = {
         "topic": topic,
-        "plugin.path": str(scripted_plugin_folder()),
+        "plugin.path": str(plugin_folder()),
         "records": str(RECORDS),
         "transaction.size": str(TRANSACTION_SIZE),
         "abort.every": str(ABORT_EVERY),
@@ -144,7 +137,7 @@ def test_java_connector_transactions_survive_a_kill_and_a_lost_jvm_exactly_once(
 
 
 def test_the_driver_asks_the_java_connector_whether_it_defines_transactions() -> None:
-    scripted = java_source_connector_class(SCRIPTED, [str(scripted_plugin_folder())])()
+    scripted = java_source_connector_class(SCRIPTED, [str(plugin_folder())])()
     file = java_source_connector_class(JAVA_FILE_SOURCE, [str(jars.plugin_path("connect-file"))])()
 
     assert scripted.can_define_transaction_boundaries({"topic": "t"}) is (

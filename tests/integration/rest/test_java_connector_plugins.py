@@ -2,8 +2,9 @@
 folder `make setup` fetches) and Debezium's PostgresConnector, listed with the versions their
 plugins report and validated with their own ConfigDef in the driver's JVM task host, and their
 offsets altered and reset through their own alterOffsets (KIP-875), on a herder over the real
-broker. tests/integration/connect/test_java_plugins_rest_parity.py holds the listing and
-validation answers up to a Kafka Connect 4.3.1 worker's."""
+broker; a connector whose validate throws answered with a 500 naming it, with its Java trace.
+tests/integration/connect/test_java_plugins_rest_parity.py holds the listing and validation
+answers up to a Kafka Connect 4.3.1 worker's."""
 
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ from fastapi.testclient import TestClient
 from spark_eos_connect.herder import WorkerSettings
 from spark_eos_connect.jvm import jars
 
+from ..java_test_plugins import FAILING, SCRIPTED, plugin_folder
+
 pytestmark = pytest.mark.integration
 
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 POSTGRES = "io.debezium.connector.postgresql.PostgresConnector"
-SCRIPTED = "io.github.sparkeosconnect.testplugins.ScriptedTransactionsSourceConnector"
 MISSING_TOPIC = 'Missing required configuration "topic" which has no default value.'
 HANDLED = "The offsets for this connector have been {} successfully"
 FRAMEWORK_ONLY = (
@@ -33,19 +35,11 @@ FRAMEWORK_ONLY = (
 )
 
 
-def scripted_folder() -> Path:
-    """The plugin folder of the project's Java test connector (java/test-plugins), whose
-    alterOffsets is Connect's default (false)."""
-    folder = jars.cache_root() / "test-plugins" / "scripted-transactions"
-    if not any(folder.glob("*.jar")):
-        pytest.fail(f"{folder} holds no jar: run `make setup`, which builds java/test-plugins")
-    return folder
-
-
 @pytest.fixture
 def settings(settings: WorkerSettings) -> WorkerSettings:
-    """The rest suite's settings with Connect's file plugin and Debezium on `plugin.path`."""
-    folders = [jars.plugin_path("connect-file"), jars.plugin_path("debezium"), scripted_folder()]
+    """The rest suite's settings with Connect's file plugin, Debezium and this project's test
+    plugins on `plugin.path`."""
+    folders = [jars.plugin_path("connect-file"), jars.plugin_path("debezium"), plugin_folder()]
     return dataclasses.replace(settings, plugin_path=",".join(str(f) for f in folders))
 
 
@@ -105,6 +99,28 @@ def test_without_file_the_java_file_source_is_valid_and_can_be_created(
     )
     assert refused.status_code == 400
     assert MISSING_TOPIC in refused.json()["message"]
+
+
+def test_a_java_connector_throwing_in_validate_is_a_500_with_its_trace_and_creates_nothing(
+    client: TestClient, unique_name: Callable[[str], str]
+) -> None:
+    """Connect answers 500 with the exception's message when a connector's validate throws."""
+    config = {"connector.class": FAILING, "topic": "t", "fail.in": "validate"}
+    name = unique_name("java-throws")
+
+    validated = client.put(f"/connector-plugins/{FAILING}/config/validate", json=config)
+    created = client.post("/connectors", json={"name": name, "config": config})
+
+    for answer in (validated, created):
+        assert answer.status_code == 500, answer.text
+        message = answer.json()["message"]
+        assert f"Java connector {FAILING}" in message and str(plugin_folder()) in message
+        assert "java.lang.RuntimeException: failing in validate as fail.in asks" in message
+        assert f"{FAILING}.validate(" in message  # a frame of the Java trace
+    assert client.get(f"/connectors/{name}").status_code == 404
+    assert name not in client.get("/connectors").json()
+    starting = {**config, "name": "n", "fail.in": "start"}  # a query's driver starts it
+    assert validate(client, FAILING, starting)["error_count"] == 0
 
 
 def test_debezium_validates_with_its_config_def_and_never_echoes_a_password(

@@ -1,9 +1,14 @@
-"""Parsing the framework's options: defaults, Kafka passthrough, errors that name the option."""
+"""Parsing the framework's options: defaults, Kafka passthrough, errors that name the option, and
+no Python conversion of the records of a Java plugin, whose converters may be plugin.path's."""
 
 from __future__ import annotations
 
+import zipfile
+from pathlib import Path
+
 import pytest
 
+from spark_eos_connect.api.config import InvalidConfigError
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.source.config import parse_source_pipeline
 
@@ -133,3 +138,32 @@ def test_bad_provider_settings_and_a_referenced_name_are_refused() -> None:
         parse_source_pipeline({**BASE, "name": "${env:NAME}"})
     with pytest.raises(ConfigError, match=r"Cannot resolve \$\{env:EOS_UNSET_X\} in option tasks"):
         parse_source_pipeline({**BASE, "tasks.max": "${env:EOS_UNSET_X}"})
+
+
+def test_a_java_plugins_records_are_converted_in_its_jvm_with_plugin_path_converters(
+    tmp_path: Path,
+) -> None:
+    with zipfile.ZipFile(tmp_path / "plugin.jar", "w") as archive:
+        for name in ("com.example.JavaSource", "com.example.JavaConverter"):
+            archive.writestr(name.replace(".", "/") + ".class", b"\xca\xfe\xba\xbe")
+    java = {
+        **BASE,
+        "connector.class": "com.example.JavaSource",
+        "plugin.path": str(tmp_path),
+        "value.converter": "com.example.JavaConverter",
+        "transforms": "route",
+        "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+        "transforms.route.regex": "events",
+        "transforms.route.replacement": "routed",
+    }
+
+    assert parse_source_pipeline(java).conversion is None  # its JVM task host converts
+    with pytest.raises(InvalidConfigError) as refused:
+        parse_source_pipeline({**java, "value.converter": "com.example.Nowhere"})
+    assert "'com.example.Nowhere' was found neither in plugin.path" in str(refused.value)
+    unknown = "org.apache.kafka.connect.transforms.NoSuchTransform"
+    with pytest.raises(InvalidConfigError) as refused:  # as load() refuses it
+        parse_source_pipeline({**java, "transforms.route.type": unknown})
+    assert list(refused.value.problems) == ["transforms.route.type"]
+    python = {**BASE, "value.converter": "org.apache.kafka.connect.json.JsonConverter"}
+    assert parse_source_pipeline(python).conversion is not None

@@ -1,6 +1,7 @@
 """A source connector's whole config checked at once: every problem named by its option, the
-Connect framework options the project refuses, warnings for options nothing reads, and
-transform aliases spelt as declared although Spark lower-cases option names."""
+Connect framework options the project refuses, warnings for options nothing reads, a
+connector's `validate` that throws quoted with its error, and transform aliases spelt as
+declared although Spark lower-cases option names."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from spark_eos_connect.api.config import InvalidConfigError
+from spark_eos_connect.api.config import ConfigValueReport, InvalidConfigError
+from spark_eos_connect.connectors.file_stream import FileStreamSourceConnector
+from spark_eos_connect.jvm_tasks.errors import JavaPluginError
 from spark_eos_connect.runtime.config.connect_options import (
     alias_case_problems,
     refused_option_problems,
@@ -157,6 +160,33 @@ def test_an_unknown_connector_class_is_a_problem_among_the_others() -> None:
     problems, _ = source_config_report(lowered(options))
 
     assert set(problems) == {"connector.class", "tasks.max"}
+
+
+class ThrowingInValidate(FileStreamSourceConnector):
+    """Its validate throws as a Java plugin's does (`JavaPluginError`: the Java trace on the
+    lines after the message)."""
+
+    def validate(self, props: Any) -> list[ConfigValueReport]:
+        raise JavaPluginError(
+            "java.lang.RuntimeException: boom",
+            "java.lang.RuntimeException",
+            "java.lang.RuntimeException: boom\n\tat com.example.Throwing.validate(Throwing.java:7)",
+        )
+
+
+def test_a_validate_that_throws_is_a_problem_quoting_the_error_and_its_trace_line_by_line() -> None:
+    name = f"{__name__}.ThrowingInValidate"
+    options = {**CONNECT_FILE_SOURCE, "connector.class": name}
+
+    problems, _ = source_config_report(lowered(options))
+
+    assert problems == {
+        "connector.class": [
+            f"{name}: validating its options failed: JavaPluginError: "
+            "java.lang.RuntimeException: boom\njava.lang.RuntimeException: boom\n"
+            "\tat com.example.Throwing.validate(Throwing.java:7)"
+        ]
+    }
 
 
 def test_aliases_get_back_their_declared_case() -> None:

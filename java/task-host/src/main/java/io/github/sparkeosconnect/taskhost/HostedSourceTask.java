@@ -110,7 +110,8 @@ public final class HostedSourceTask {
                 ? new HostedTransactionContext() : null;
     }
 
-    /** Loads, initializes and starts the task, then its poll thread. */
+    /** Loads, initializes and starts the task, then its poll thread; a task whose start
+     * throws has its pipeline closed. */
     public void start() throws Exception {
         Plugins.Found<SourceTask> found = plugins.load(taskClass, SourceTask.class, null);
         loader = found.loader();
@@ -141,10 +142,16 @@ public final class HostedSourceTask {
                 return transactions;
             }
         };
-        Plugins.runWithLoader(loader, () -> {
-            task.initialize(context);
-            task.start(taskConfig);
-        });
+        try {
+            Plugins.runWithLoader(loader, () -> {
+                task.initialize(context);
+                task.start(taskConfig);
+            });
+        } catch (Throwable failed) { // not started: its stop() is not called, as in Connect
+            pipeline.close();
+            metrics.close();
+            throw failed;
+        }
         pollThread = new Thread(this::pollLoop, "poll-" + taskClass);
         pollThread.setDaemon(true);
         pollThread.setContextClassLoader(loader);

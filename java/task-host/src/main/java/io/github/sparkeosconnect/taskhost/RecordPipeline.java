@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.storage.Converter;
@@ -22,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * What a Connect worker does to a source record before its producer sends it: the connector's
  * {@code transforms} chain (with {@code predicates}), then the header, key and value
  * converters. Configured from the connector's options as Connect reads them; a stage that fails
- * drops the record under {@code errors.tolerance=all}, fails the task otherwise.
+ * drops the record under {@code errors.tolerance=all} (logged: a source connector has no dead
+ * letter queue), fails the task otherwise, either way naming the stage, its class and the
+ * record.
  *
  * <p>A key or value converter class is looked for in the plugins (the connector's own first),
  * then on the task host; one found in neither but among the classes the Python side converts
@@ -33,6 +36,10 @@ import org.slf4j.LoggerFactory;
 public final class RecordPipeline implements Closeable {
 
     private static final Logger log = LoggerFactory.getLogger(RecordPipeline.class);
+    /** The stages of {@link #apply} after the transformations (numbered from 0). */
+    private static final int HEADER_CONVERTER = Integer.MAX_VALUE - 2;
+    private static final int KEY_CONVERTER = Integer.MAX_VALUE - 1;
+    private static final int VALUE_CONVERTER = Integer.MAX_VALUE;
 
     private record Stage(String alias, Transformation<SourceRecord> transformation,
             Predicate<SourceRecord> predicate, boolean negate, ClassLoader loader) {
@@ -125,11 +132,18 @@ public final class RecordPipeline implements Closeable {
         return handedOver.takeNew();
     }
 
-    /** What the producer sends for {@code record}; null when a stage dropped it. */
+    /**
+     * What the producer sends for {@code record}; null when a stage dropped it, or failed on it
+     * under {@code errors.tolerance=all} (logged naming the stage, the class and the record's
+     * topic, source partition and offset). Otherwise a stage's failure is a ConnectException
+     * naming the same, its cause the stage's own exception.
+     */
     public ProducerRecord<byte[], byte[]> apply(SourceRecord record) throws Exception {
+        int at = 0; // the stage running: a transformation's index, then a converter's
         try {
             SourceRecord current = record;
-            for (Stage stage : stages) {
+            for (; at < stages.size(); at++) {
+                Stage stage = stages.get(at);
                 SourceRecord input = current;
                 if (stage.predicate() == null || stage.negate() ^ stage.predicate().test(input)) {
                     current = stage.loader() == taskLoader
@@ -141,32 +155,53 @@ public final class RecordPipeline implements Closeable {
                     return null;
                 }
             }
-            return convert(current);
-        } catch (Exception error) {
-            if (!tolerateAll) {
-                throw error;
+            String topic = current.topic();
+            at = HEADER_CONVERTER;
+            RecordHeaders headers = new RecordHeaders();
+            for (Header header : current.headers()) {
+                headers.add(header.key(), headerConverter.fromConnectHeader(topic, header.key(),
+                        header.schema(), header.value()));
             }
-            log.warn("errors.tolerance=all: a record of topic {} was dropped: {}", record.topic(),
+            at = KEY_CONVERTER;
+            byte[] key = keyConverter.fromConnectData(topic, headers, current.keySchema(),
+                    current.key());
+            at = VALUE_CONVERTER;
+            byte[] value = valueConverter.fromConnectData(topic, headers, current.valueSchema(),
+                    current.value());
+            Long timestamp = current.timestamp();
+            if (timestamp != null && timestamp < 0) {
+                timestamp = null;
+            }
+            return new ProducerRecord<>(topic, current.kafkaPartition(), timestamp, key, value,
+                    headers);
+        } catch (Exception error) {
+            String failed = failedStage(at) + " failed on the record of topic " + record.topic()
+                    + ", source partition " + record.sourcePartition() + ", source offset "
+                    + record.sourceOffset();
+            if (!tolerateAll) {
+                throw new ConnectException("Tolerance exceeded in error handler: " + failed
+                        + " (errors.tolerance=none)", error);
+            }
+            log.warn("errors.tolerance=all: the record is skipped: {}: {}", failed,
                     error.toString());
             return null;
         }
     }
 
-    private ProducerRecord<byte[], byte[]> convert(SourceRecord record) {
-        String topic = record.topic();
-        RecordHeaders headers = new RecordHeaders();
-        for (Header header : record.headers()) {
-            headers.add(header.key(), headerConverter.fromConnectHeader(topic, header.key(),
-                    header.schema(), header.value()));
+    /** Stage {@code at} of {@link #apply} as Connect's error context names it. */
+    private String failedStage(int at) {
+        if (at < stages.size()) {
+            Stage stage = stages.get(at);
+            return "stage TRANSFORMATION with class " + stage.transformation().getClass().getName()
+                    + " (transforms." + stage.alias() + ")";
         }
-        byte[] key = keyConverter.fromConnectData(topic, headers, record.keySchema(), record.key());
-        byte[] value = valueConverter.fromConnectData(topic, headers, record.valueSchema(),
-                record.value());
-        Long timestamp = record.timestamp();
-        if (timestamp != null && timestamp < 0) {
-            timestamp = null;
-        }
-        return new ProducerRecord<>(topic, record.kafkaPartition(), timestamp, key, value, headers);
+        return switch (at) {
+            case HEADER_CONVERTER -> "stage HEADER_CONVERTER with class "
+                    + headerConverter.getClass().getName();
+            case KEY_CONVERTER -> "stage KEY_CONVERTER with class "
+                    + keyConverter.getClass().getName();
+            default -> "stage VALUE_CONVERTER with class " + valueConverter.getClass().getName();
+        };
     }
 
     @Override

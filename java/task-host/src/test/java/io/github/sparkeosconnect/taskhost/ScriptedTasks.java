@@ -1,15 +1,20 @@
 package io.github.sparkeosconnect.taskhost;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
+import org.apache.kafka.connect.storage.Converter;
 
-/** Source tasks with scripted behaviour for the host's tests (found on the host class path). */
+/** Source tasks (and a converter) with scripted behaviour for the host's tests (found on the
+ * host class path). */
 final class ScriptedTasks {
 
     private ScriptedTasks() {
@@ -75,6 +80,39 @@ final class ScriptedTasks {
         @Override
         public List<SourceRecord> poll() {
             throw new ConnectException("the source is gone");
+        }
+    }
+
+    /** Its start throws. */
+    public static final class FailingStart extends Base {
+        @Override
+        public void start(Map<String, String> props) {
+            throw new IllegalStateException("cannot start");
+        }
+
+        @Override
+        public List<SourceRecord> poll() {
+            return null;
+        }
+    }
+
+    /** A value converter that refuses the value "3" and writes any other as its text. */
+    public static final class RefusingThree implements Converter {
+        @Override
+        public void configure(Map<String, ?> configs, boolean isKey) {
+        }
+
+        @Override
+        public byte[] fromConnectData(String topic, Schema schema, Object value) {
+            if ("3".equals(String.valueOf(value))) {
+                throw new DataException("3 is refused");
+            }
+            return String.valueOf(value).getBytes(StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public SchemaAndValue toConnectData(String topic, byte[] value) {
+            return SchemaAndValue.NULL;
         }
     }
 

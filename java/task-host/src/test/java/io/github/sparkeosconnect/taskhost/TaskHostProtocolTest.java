@@ -367,6 +367,91 @@ class TaskHostProtocolTest {
     }
 
     @Test
+    void aTaskThrowingInStartIsAnErrorWithItsTraceAndTheNextTaskStarts() throws Exception {
+        Wire.In reply = startScripted(ScriptedTasks.FailingStart.class, Map.of());
+        assertEquals(TaskHostMain.ERROR, reply.kind);
+        assertEquals(IllegalStateException.class.getName(), reply.getString());
+        assertEquals("cannot start", reply.getString());
+        String trace = reply.getString();
+        assertTrue(trace.contains("ScriptedTasks$FailingStart.start"), trace);
+        Wire.In next = startScripted(ScriptedTasks.Flaky.class, Map.of());
+        assertEquals(TaskHostMain.OK, next.kind, () -> "no task runs: " + errorText(next));
+        assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+    }
+
+    static final String CAST = "org.apache.kafka.connect.transforms.Cast$Value";
+
+    /** The lines of {@code file} cast to int32, then converted by {@code converter}. */
+    Wire.In startNumbers(Path file, String lines, String tolerance, String converter)
+            throws IOException {
+        Files.writeString(file, lines);
+        return call(new Wire.Out(TaskHostMain.START_TASK).putString(TASK)
+                .putMap(Map.of("file", file.toString(), "topic", "lines"))
+                .putMap(Map.of("transforms", "toNumber", "transforms.toNumber.type", CAST,
+                        "transforms.toNumber.spec", "int32", "value.converter", converter,
+                        "errors.tolerance", tolerance))
+                .putInt(0));
+    }
+
+    @Test
+    void underToleranceAllARecordATransformOrConverterFailsOnIsSkippedItsOffsetTaken()
+            throws Exception {
+        Path file = root.resolve("numbers.txt");
+        Wire.In started = startNumbers(file, "1\nx\n3\n4\n", "all",
+                ScriptedTasks.RefusingThree.class.getName());
+        assertEquals(TaskHostMain.OK, started.kind, () -> errorText(started));
+        List<Batch> batches = new ArrayList<>();
+        int taken = 0;
+        List<String> values = new ArrayList<>();
+        while (taken < 4) {
+            assertTrue(batches.size() < 10, "only " + taken + " records after 10 polls");
+            Batch batch = poll(10);
+            batches.add(batch);
+            taken += batch.taken();
+            values.addAll(batch.values());
+        }
+        assertEquals(List.of("1", "4"), values, "x fails the cast, 3 the converter");
+        Batch last = batches.get(batches.size() - 1);
+        assertEquals("{\"position\":" + Files.size(file) + "}", last.offsets().get(0)[1],
+                "the skipped records' offsets are taken too");
+        assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+    }
+
+    @Test
+    void underToleranceNoneTheStageClassAndRecordAreNamed() throws Exception {
+        Path file = root.resolve("numbers.txt");
+        String[][] cases = {
+            {"1\nx\n3\n", "org.apache.kafka.connect.storage.StringConverter",
+                "stage TRANSFORMATION with class " + CAST + " (transforms.toNumber) failed on "
+                        + "the record of topic lines, source partition {filename=" + file
+                        + "}, source offset {position=4} (errors.tolerance=none): "
+                        + "org.apache.kafka.connect.errors.DataException: Value (x) was out of "
+                        + "range"},
+            {"1\n2\n3\n", ScriptedTasks.RefusingThree.class.getName(),
+                "stage VALUE_CONVERTER with class " + ScriptedTasks.RefusingThree.class.getName()
+                        + " failed on the record of topic lines, source partition {filename="
+                        + file + "}, source offset {position=6} (errors.tolerance=none): "
+                        + "org.apache.kafka.connect.errors.DataException: 3 is refused"},
+        };
+        for (String[] failing : cases) {
+            Wire.In started = startNumbers(file, failing[0], "none", failing[1]);
+            assertEquals(TaskHostMain.OK, started.kind, () -> errorText(started));
+            Wire.In reply = call(new Wire.Out(TaskHostMain.POLL).putInt(1).putLong(5_000)
+                    .putInt(0));
+            for (int polls = 0; reply.kind == TaskHostMain.BATCH; polls++) {
+                assertTrue(polls < 10, "no error after 10 polls");
+                reply = call(new Wire.Out(TaskHostMain.POLL).putInt(1).putLong(5_000).putInt(0));
+            }
+            assertEquals(TaskHostMain.ERROR, reply.kind);
+            assertEquals("org.apache.kafka.connect.errors.ConnectException", reply.getString());
+            String message = reply.getString();
+            assertTrue(message.startsWith("Tolerance exceeded in error handler: " + failing[2]),
+                    message);
+            assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+        }
+    }
+
+    @Test
     void stopIsNotStuckBehindABlockingPoll() throws Exception {
         startScripted(ScriptedTasks.Blocking.class, Map.of());
         Batch empty = poll(10);
