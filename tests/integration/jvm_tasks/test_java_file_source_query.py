@@ -14,27 +14,12 @@ import pytest
 
 from spark_eos_connect.jvm import jars
 
+from .queries import run_available_now
+
 pytestmark = pytest.mark.integration
 
 JAVA_FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 JAVA_FILE_TASK = "org.apache.kafka.connect.file.FileStreamSourceTask"
-
-
-def run_one_batch(spark: Any, options: dict[str, str], checkpoint: Path) -> None:
-    stream = spark.readStream.format("eosconnect").options(**options).load()
-    kafka = {k: v for k, v in options.items() if k.startswith("kafka.")}
-    query = (
-        stream.writeStream.format("eosconnect")
-        .options(name=options["name"], **kafka)
-        .option("checkpointLocation", str(checkpoint))
-        .trigger(availableNow=True)
-        .start()
-    )
-    try:
-        query.awaitTermination(180)
-    finally:
-        query.stop()
-    assert query.exception() is None
 
 
 def offsets_records(
@@ -75,8 +60,8 @@ def test_java_file_source_writes_each_line_once_with_pythons_offsets_records(
         **kafka,
     }
 
-    run_one_batch(spark, java, tmp_path / "java-ck")
-    run_one_batch(spark, python, tmp_path / "python-ck")
+    run_available_now(spark, java, tmp_path / "java-ck")
+    run_available_now(spark, python, tmp_path / "python-ck")
 
     assert [r.value for r in read_committed(java_topic)] == [line.encode() for line in lines]
     java_offsets = offsets_records(read_committed, java_name)
@@ -101,7 +86,7 @@ def test_java_file_source_writes_each_line_once_with_pythons_offsets_records(
 
     with source.open("a") as appended:
         appended.write("one more\ntwo more\n")
-    run_one_batch(spark, java, tmp_path / "java-ck")
+    run_available_now(spark, java, tmp_path / "java-ck")
 
     assert [r.value for r in read_committed(java_topic)] == [
         line.encode() for line in [*lines, "one more", "two more"]
@@ -139,7 +124,7 @@ def test_a_missing_plugin_folder_or_class_is_named_in_the_error(
     }
 
     with pytest.raises(Exception) as refused:  # at load(), or when the query starts
-        run_one_batch(spark, options, tmp_path / "ck")
+        run_available_now(spark, options, tmp_path / "ck")
 
     message = str(refused.value)
     assert connector in message and str(folder) in message, message
