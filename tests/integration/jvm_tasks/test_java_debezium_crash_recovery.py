@@ -228,7 +228,14 @@ def test_debezium_killed_and_its_jvm_lost_restarts_from_what_kafka_committed(
             read = read_committed(accounts, settled=False)
             return any(e.key == json.dumps({"id": sentinel}) for e in events(read, accounts))
 
-        wait_for(caught_up, JOB_TIMEOUT_S, f"sentinel account {sentinel} in Kafka")
+        try:
+            wait_for(caught_up, JOB_TIMEOUT_S, f"sentinel account {sentinel} in Kafka")
+        except AssertionError as timed_out:  # say whether the fault fired, and what the job said
+            fired = marker is None or marker.exists()
+            raise AssertionError(
+                f"{timed_out} (fault fired: {fired}); the job's log ends with:\n"
+                + job.log.read_text()[-3000:]
+            ) from None
         if job.process.poll() is not None:
             return job.process.returncode, job.log.read_text()
         output = job.stop(signal.SIGTERM, 120)
