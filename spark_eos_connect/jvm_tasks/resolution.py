@@ -177,3 +177,49 @@ def java_converter_problems(
     except PluginPathError:
         pass  # the connector's check names the entry
     return checked
+
+
+_STAGE_GROUPS = ("transforms", "predicates")
+
+
+def _aliases(value: Any) -> list[str]:
+    return [alias.strip() for alias in str(value or "").split(",") if alias.strip()]
+
+
+def plugin_stages(props: Mapping[str, Any], plugin_path: str | None) -> dict[str, str]:
+    """The transforms and predicates of a Java connector whose classes `plugin.path` holds, as
+    `{"transforms.<alias>": class}` (empty for a Python connector): they run as the plugin's
+    (the JVM task host looks in the plugins first), and the driver's connector JVM checks their
+    options with each class's own `ConfigDef`, as part of the connector's `validate`."""
+    if not runs_as_java_plugin(str(props.get("connector.class") or ""), plugin_path):
+        return {}
+    entries = plugin_path_entries(plugin_path)
+    held: dict[str, str] = {}
+    for group in _STAGE_GROUPS:
+        for alias in _aliases(props.get(group)):
+            name = str(props.get(f"{group}.{alias}.type") or "").strip()
+            if name and plugin_holding(name, entries) is not None:
+                held[f"{group}.{alias}"] = name
+    return held
+
+
+def without_stages(props: Mapping[str, Any], stages: Mapping[str, str]) -> dict[str, Any]:
+    """`props` without `stages` (`plugin_stages`): what this project checks of the chain, the
+    rest being the plugins' own. A remaining transform's `predicate` and `negate` go too when
+    they name a predicate of the plugins."""
+    if not stages:
+        return dict(props)
+    kept = {
+        key: value
+        for key, value in props.items()
+        if not any(key.startswith(f"{stage}.") for stage in stages)
+    }
+    for group in _STAGE_GROUPS:
+        if group in kept:
+            kept[group] = ",".join(a for a in _aliases(kept[group]) if f"{group}.{a}" not in stages)
+    for alias in _aliases(kept.get("transforms")):
+        predicate = str(kept.get(f"transforms.{alias}.predicate") or "").strip()
+        if predicate and f"predicates.{predicate}" in stages:
+            kept.pop(f"transforms.{alias}.predicate")
+            kept.pop(f"transforms.{alias}.negate", None)
+    return kept

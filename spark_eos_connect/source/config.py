@@ -13,7 +13,13 @@ from typing import Any
 
 from spark_eos_connect.api.config import InvalidConfigError
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.jvm_tasks.resolution import java_converter_problems, runs_as_java_plugin
+from spark_eos_connect.jvm_tasks.resolution import (
+    java_converter_problems,
+    plugin_path_entries,
+    plugin_stages,
+    runs_as_java_plugin,
+    without_stages,
+)
 from spark_eos_connect.runtime.config.config_references import ConfigProviders, has_reference
 from spark_eos_connect.runtime.config.connect_options import (
     alias_case_problems,
@@ -136,10 +142,31 @@ def _record_conversion(
     if not runs_as_java_plugin(str(values["connector.class"]), plugin_path):
         return parse_record_conversion(values["name"], connector_props, resolved)
     checked = {**connector_props, **resolved, "connector.class": values["connector.class"]}
-    problems = java_converter_problems(record_conversion_problems(resolved), checked, plugin_path)
+    problems = conversion_problems(checked, plugin_path)
     if problems:
         raise InvalidConfigError(problems)
     return None
+
+
+def conversion_problems(props: Mapping[str, Any], plugin_path: str | None) -> dict[str, list[str]]:
+    """Every problem this project finds in the converter, transform, predicate and `errors.*`
+    options (references resolved). For a Java connector, a converter class `plugin.path` holds
+    is fine, and the transforms and predicates whose classes it holds are the plugins' own:
+    the connector JVM's `validate` checks their options (`jvm_tasks.resolution.plugin_stages`);
+    a stage class found nowhere is named with the folders."""
+    stages = plugin_stages(props, plugin_path)
+    problems = java_converter_problems(
+        record_conversion_problems(without_stages(props, stages)), props, plugin_path
+    )
+    if runs_as_java_plugin(str(props.get("connector.class") or ""), plugin_path):
+        entries = plugin_path_entries(plugin_path)
+        for key in [k for k in problems if k.startswith(("transforms.", "predicates."))]:
+            if key.endswith(".type"):
+                problems[key] = [
+                    f"{message}; plugin.path {entries} does not hold it either"
+                    for message in problems[key]
+                ]
+    return problems
 
 
 def record_options(props: Mapping[str, Any]) -> dict[str, Any]:

@@ -29,7 +29,6 @@ from spark_eos_connect.runtime.errors_dlq import SOURCE_ERRORS_CONFIG
 from spark_eos_connect.source.conversion import (
     CONVERTER_OPTIONS,
     SOURCE_CONVERTER_CONFIG,
-    record_conversion_problems,
 )
 
 Problems = dict[str, list[str]]
@@ -183,7 +182,7 @@ def source_config_report(
 ) -> tuple[Problems, list[str]]:
     """(every problem by option, warnings) for a source connector's data source options; with
     problems, the unknown options are problems too, listed first (the likeliest cause)."""
-    from spark_eos_connect.jvm_tasks.resolution import java_converter_problems
+    from spark_eos_connect.source.config import conversion_problems
     from spark_eos_connect.transforms import transform_config_warnings
 
     problems: Problems = {}
@@ -203,14 +202,7 @@ def source_config_report(
     except InvalidConfigError as error:
         _add(problems, error.problems)
     plugin_path = resolved.get("plugin.path")
-    _add(
-        problems,
-        java_converter_problems(
-            record_conversion_problems(resolved),
-            resolved,
-            None if plugin_path is None else str(plugin_path),
-        ),
-    )
+    _add(problems, conversion_problems(resolved, None if plugin_path is None else str(plugin_path)))
     connector_props = {k: v for k, v in resolved.items() if k not in FRAMEWORK_CONFIG}
     for key in ("name", "connector.class", "tasks.max"):
         if key in resolved:

@@ -4,8 +4,10 @@ the snapshot, then a change streamed, each once under read_committed, with Debez
 (its numbers Longs) in the offsets topic. The same connector beside it with Confluent's
 AvroConverter, which the plugin folder lacks (this project's converter stands in), against the
 Schema Registry test double: confluent-kafka's AvroDeserializer reads Debezium's values and keys
-from its topic, equal to JsonConverter's, under Confluent's subject names. The field-by-field
-comparison with Debezium on a Connect worker is tests/integration/connect/
+from its topic, equal to JsonConverter's, under Confluent's subject names. A third beside them
+with Debezium's own SMT, ExtractNewRecordState, from the plugin folder: the rows as the table
+holds them; a bad option of that SMT fails `load()`, checked by its own ConfigDef. The
+field-by-field comparison with Debezium on a Connect worker is tests/integration/connect/
 test_java_debezium_parity.py; the kill campaigns are test_java_debezium_crash_recovery.py."""
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from typing import Any
 
 import pytest
 
+from spark_eos_connect.api.config import InvalidConfigError
 from spark_eos_connect.jvm import jars
 from spark_eos_connect.kafka.clients import ConsumedRecord, admin_client, ensure_topic
+from spark_eos_connect.source.validation import validate_source_options
 from spark_eos_connect.testing import wait_for
 from spark_eos_connect.testing.postgres import PostgresDatabase
 from spark_eos_connect.testing.schema_registry import SchemaRegistryDouble
@@ -28,6 +32,11 @@ from ..debezium_events import DEBEZIUM, comparable, decoded
 pytestmark = pytest.mark.integration
 
 JSON = "org.apache.kafka.connect.json.JsonConverter"
+UNWRAP = {  # Debezium's own SMT, which its plugin folder holds
+    "transforms": "unwrap",
+    "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
+    "transforms.unwrap.add.fields": "op",
+}
 AVRO = "io.confluent.connect.avro.AvroConverter"
 TIMEOUT_S = 120.0
 
@@ -89,9 +98,11 @@ def test_debezium_snapshot_then_a_streamed_change_each_once_as_json_and_as_avro(
         for side in ("key", "value")
         for option, value in (("", AVRO), (".schema.registry.url", registry.url))
     }
+    as_json = {"key.converter": JSON, "value.converter": JSON}
     queries = {
-        "json": start("json", {"key.converter": JSON, "value.converter": JSON}),
+        "json": start("json", as_json),
         "avro": start("avro", avro),
+        "unwrap": start("unwrap", {**as_json, **UNWRAP}),
     }
 
     def holds(count: int) -> bool:
@@ -145,3 +156,37 @@ def test_debezium_snapshot_then_a_streamed_change_each_once_as_json_and_as_avro(
     assert sorted(client.get_subjects()) == [f"{avro_topic}-key", f"{avro_topic}-value"]
     registered = json.loads(str(client.get_latest_version(f"{avro_topic}-value").schema.schema_str))
     assert registered["connect.name"] == f"{avro_topic}.Envelope"
+
+    _, unwrapped_topic, _ = queries["unwrap"]
+    rows = [decoded(r)[1]["payload"] for r in read_committed(unwrapped_topic)]
+    assert rows == [
+        {"id": 1, "name": "one", "__op": "r"},
+        {"id": 2, "name": "two", "__op": "r"},
+        {"id": 3, "name": "three", "__op": "c"},
+    ]
+
+
+def test_a_bad_option_of_a_plugins_own_transform_fails_load_naming_it(
+    spark: Any, bootstrap_servers: str, postgres_db: PostgresDatabase
+) -> None:
+    options = {
+        "name": "unwrap-refused",
+        "connector.class": DEBEZIUM,
+        "plugin.path": str(jars.plugin_path("debezium")),
+        **postgres_db.connector_options(),
+        "topic.prefix": "refused",
+        "plugin.name": "pgoutput",
+        **UNWRAP,
+        "transforms.unwrap.delete.tombstone.handling.mode": "sometimes",
+        "kafka.bootstrap.servers": bootstrap_servers,
+    }
+
+    with pytest.raises(InvalidConfigError) as refused:  # the check load() makes
+        validate_source_options(options)
+    with pytest.raises(Exception) as failed:
+        spark.readStream.format("eosconnect").options(**options).load()
+
+    option = "transforms.unwrap.delete.tombstone.handling.mode"
+    assert list(refused.value.problems) == [option]
+    assert "Value must be one of drop, tombstone" in refused.value.problems[option][0]
+    assert "Value must be one of drop, tombstone" in str(failed.value)  # Spark shortens it

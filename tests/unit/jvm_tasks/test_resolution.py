@@ -17,7 +17,9 @@ from spark_eos_connect.jvm_tasks.java_source_task import JavaSourceTask
 from spark_eos_connect.jvm_tasks.resolution import (
     plugin_holding,
     plugin_path_entries,
+    plugin_stages,
     resolve_with_plugin_path,
+    without_stages,
 )
 
 JAVA_FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
@@ -87,3 +89,36 @@ def test_a_class_found_nowhere_names_the_plugin_path(tmp_path: Path) -> None:
         resolve_with_plugin_path("com.example.NoSuchConnector", str(tmp_path))
     message = str(refused.value)
     assert "com.example.NoSuchConnector" in message and str(tmp_path) in message
+
+
+def test_the_stages_a_java_connectors_plugins_hold_are_theirs_to_check(tmp_path: Path) -> None:
+    jar(tmp_path / "plugin" / "p.jar", JAVA_FILE_SOURCE, "com.example.Unwrap", "com.example.Is")
+    props = {
+        "connector.class": JAVA_FILE_SOURCE,
+        "transforms": "unwrap, cast",
+        "transforms.unwrap.type": "com.example.Unwrap",
+        "transforms.unwrap.mode": "rewrite",
+        "transforms.cast.type": "org.apache.kafka.connect.transforms.Cast$Value",
+        "transforms.cast.spec": "id:int64",
+        "transforms.cast.predicate": "is",
+        "transforms.cast.negate": "true",
+        "predicates": "is",
+        "predicates.is.type": "com.example.Is",
+    }
+
+    stages = plugin_stages(props, str(tmp_path))
+
+    assert stages == {
+        "transforms.unwrap": "com.example.Unwrap",
+        "predicates.is": "com.example.Is",
+    }
+    assert without_stages(props, stages) == {
+        "connector.class": JAVA_FILE_SOURCE,
+        "transforms": "cast",
+        "transforms.cast.type": "org.apache.kafka.connect.transforms.Cast$Value",
+        "transforms.cast.spec": "id:int64",
+        "predicates": "",
+    }
+    assert plugin_stages(props, None) == {}  # no plugin.path: no Java connector
+    python = {**props, "connector.class": "FileStreamSource"}
+    assert plugin_stages(python, str(tmp_path)) == {}

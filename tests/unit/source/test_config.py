@@ -165,5 +165,37 @@ def test_a_java_plugins_records_are_converted_in_its_jvm_with_plugin_path_conver
     with pytest.raises(InvalidConfigError) as refused:  # as load() refuses it
         parse_source_pipeline({**java, "transforms.route.type": unknown})
     assert list(refused.value.problems) == ["transforms.route.type"]
+    assert f"plugin.path {[str(tmp_path)]} does not hold it either" in str(refused.value)
     python = {**BASE, "value.converter": "org.apache.kafka.connect.json.JsonConverter"}
     assert parse_source_pipeline(python).conversion is not None
+
+
+def test_a_java_plugins_own_transforms_and_predicates_are_left_to_its_jvm(tmp_path: Path) -> None:
+    classes = ("com.example.JavaSource", "com.example.Unwrap", "com.example.IsTombstone")
+    with zipfile.ZipFile(tmp_path / "plugin.jar", "w") as archive:
+        for name in classes:
+            archive.writestr(name.replace(".", "/") + ".class", b"\xca\xfe\xba\xbe")
+    java = {
+        **BASE,
+        "connector.class": "com.example.JavaSource",
+        "plugin.path": str(tmp_path),
+        "transforms": "unwrap,route",
+        "transforms.unwrap.type": "com.example.Unwrap",
+        "transforms.unwrap.any.option": "the plugin's own",
+        "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+        "transforms.route.regex": "events",
+        "transforms.route.replacement": "routed",
+        "transforms.route.predicate": "tombstone",
+        "transforms.route.negate": "true",
+        "predicates": "tombstone",
+        "predicates.tombstone.type": "com.example.IsTombstone",
+    }
+
+    assert parse_source_pipeline(java).conversion is None
+    with pytest.raises(InvalidConfigError) as refused:  # this project's check of Connect's own
+        parse_source_pipeline({**java, "transforms.route.regex": "("})
+    assert list(refused.value.problems) == ["transforms.route.regex"]
+    python = {**java, "connector.class": "FileStreamSource", "file": "x", "topic": "t"}
+    with pytest.raises(InvalidConfigError) as refused:  # a Python connector has no plugins
+        parse_source_pipeline(python)
+    assert "transforms.unwrap.type" in refused.value.problems

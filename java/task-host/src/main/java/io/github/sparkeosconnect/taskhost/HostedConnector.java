@@ -47,13 +47,16 @@ public final class HostedConnector {
     }
 
     /** The connector's own validation: each option it defines, with its error messages
-     * (none when it is valid). */
-    public Map<String, List<String>> validate(Map<String, String> config) throws Exception {
+     * (none when it is valid), then the options of the transforms and predicates whose classes
+     * the plugins hold ({@link PluginStageChecks}). */
+    public Map<String, List<String>> validate(Plugins plugins, Map<String, String> config)
+            throws Exception {
         Config checked = Plugins.withLoader(loader, () -> connector.validate(config));
         Map<String, List<String>> options = new LinkedHashMap<>();
         for (ConfigValue value : checked.configValues()) {
             options.put(value.name(), new ArrayList<>(value.errorMessages()));
         }
+        options.putAll(PluginStageChecks.check(plugins, config, loader));
         return options;
     }
 

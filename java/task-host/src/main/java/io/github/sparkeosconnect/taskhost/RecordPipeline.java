@@ -291,7 +291,8 @@ public final class RecordPipeline implements Closeable {
         return value.trim();
     }
 
-    private static List<String> aliases(String list) {
+    /** The aliases a {@code transforms} or {@code predicates} list names, in order. */
+    static List<String> aliases(String list) {
         List<String> aliases = new ArrayList<>();
         if (list != null) {
             for (String alias : list.split(",")) {

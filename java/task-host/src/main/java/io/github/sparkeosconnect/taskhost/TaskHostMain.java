@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * <tr><td>4 STOP_TASK</td><td>-</td><td>OK(i32 0)</td></tr>
  * <tr><td>10 VALIDATE</td><td>str connector class, map config</td><td>PROBLEMS(i32 n, n ×
  * (str option, i32 k, k × str message)): every option the connector defines, k = 0 when it
- * is valid</td></tr>
+ * is valid, then those of the transforms and predicates whose classes a plugin holds</td></tr>
  * <tr><td>11 EXACTLY_ONCE_SUPPORT</td><td>str connector class, map config</td><td>TEXT(str:
  * SUPPORTED, UNSUPPORTED or null)</td></tr>
  * <tr><td>12 START_CONNECTOR</td><td>i32 handle, str connector class, map config</td>
@@ -312,7 +312,8 @@ public final class TaskHostMain {
             case VALIDATE -> {
                 HostedConnector connector = HostedConnector.create(plugins, request.getString(),
                         connectorOffsets);
-                Map<String, List<String>> problems = connector.validate(request.getMap());
+                Map<String, List<String>> problems = connector.validate(plugins,
+                        request.getMap());
                 Wire.Out reply = new Wire.Out(PROBLEMS).putInt(problems.size());
                 for (Map.Entry<String, List<String>> entry : problems.entrySet()) {
                     reply.putString(entry.getKey()).putInt(entry.getValue().size());
