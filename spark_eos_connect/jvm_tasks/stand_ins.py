@@ -54,6 +54,10 @@ KEYS_HANDED_OVER, VALUES_HANDED_OVER = 2, 4
 """START_TASK's reply flags: the JVM hands the keys, the values over."""
 
 
+def _flag(options: Mapping[str, Any], name: str) -> bool:
+    return str(options.get(name, "false")).strip().lower() == "true"
+
+
 class HandedOverColumns:
     """The converters of a Java task's handed-over key and value columns, and the schemas the
     task's JVM numbered so far (one instance per task start: numbers restart with it)."""
@@ -62,6 +66,8 @@ class HandedOverColumns:
         self._schemas: dict[int, Schema | None] = {-1: None}
         self._reader = JsonReader(replace_null_with_default=False)
         self.tolerate_all = str(options.get("errors.tolerance", "none")).strip().lower() == "all"
+        self.log_errors = _flag(options, "errors.log.enable")
+        self.log_messages = _flag(options, "errors.log.include.messages")
         self.columns: list[tuple[str, Converter]] = []
         for flag, option in ((KEYS_HANDED_OVER, "key"), (VALUES_HANDED_OVER, "value")):
             if flags & flag:
@@ -87,7 +93,8 @@ class HandedOverColumns:
 
     def convert(self, batch: ConvertedRecords) -> None:
         """Convert the batch's handed-over columns in place; a record that fails is dropped under
-        `errors.tolerance=all` (logged), else the batch fails naming the converter."""
+        `errors.tolerance=all` (logged under `errors.log.enable=true`, its value too under
+        `errors.log.include.messages=true`), else the batch fails naming the converter."""
         for number, text in batch.schemas or ():
             self._schemas[number] = self._reader.schema(parse_json(text.encode("utf-8")))
         dropped: set[int] = set()
@@ -97,6 +104,7 @@ class HandedOverColumns:
                 if index in dropped:
                     continue
                 topic = batch.topics[index]
+                value: Any = data  # the handed-over bytes until decoded
                 try:
                     schema, value = (None, None) if data is None else self.connect_data(data)
                     column[index] = converter.from_connect_data(topic, schema, value)
@@ -107,6 +115,12 @@ class HandedOverColumns:
                     )
                     if not self.tolerate_all:
                         raise DataError(what) from error
-                    log.warning("errors.tolerance=all: the record is dropped: %s", what)
+                    if self.log_errors:
+                        record = f", where the record's {option} is = {value!r}"
+                        log.error(
+                            "errors.tolerance=all: the record is skipped: %s%s",
+                            what,
+                            record if self.log_messages else "",
+                        )
                     dropped.add(index)
         batch.without(dropped)

@@ -199,6 +199,37 @@ def test_under_errors_tolerance_all_a_refused_record_is_dropped_its_offset_kept(
     assert batch.taken == 3 and batch.offsets == [({"p": 1}, {"o": 3})]
 
 
+@pytest.mark.parametrize(
+    ("log_options", "logged"),
+    [
+        ({}, None),
+        ({"errors.log.enable": "true"}, "failed on a record of topic t"),
+        (
+            {"errors.log.enable": "true", "errors.log.include.messages": "true"},
+            "where the record's value is = 'x'",
+        ),
+    ],
+)
+def test_a_dropped_record_is_logged_as_errors_log_asks(
+    registry: SchemaRegistryDouble,
+    caplog: pytest.LogCaptureFixture,
+    log_options: dict[str, str],
+    logged: str | None,
+) -> None:
+    jvm = JvmHandOver()
+    options = {**avro_options(registry.url, "value"), "errors.tolerance": "all", **log_options}
+    batch = jvm.batch([b"a", b"b"], [jvm(ROW, row(1)), jvm(None, "x")])
+    with caplog.at_level("ERROR", logger="spark_eos_connect.jvm_tasks.stand_ins"):
+        HandedOverColumns(VALUES_HANDED_OVER, options).convert(batch)
+    assert batch.keys == [b"a"]
+    lines = [r.getMessage() for r in caplog.records]
+    if logged is None:
+        assert lines == []
+    else:
+        assert len(lines) == 1 and logged in lines[0], lines
+        assert ("where the record's" in lines[0]) == ("errors.log.include.messages" in log_options)
+
+
 def jar(path: Path, *classes: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w") as archive:

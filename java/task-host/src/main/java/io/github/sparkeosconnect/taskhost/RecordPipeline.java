@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.Callable;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -23,9 +24,10 @@ import org.slf4j.LoggerFactory;
  * What a Connect worker does to a source record before its producer sends it: the connector's
  * {@code transforms} chain (with {@code predicates}), then the header, key and value
  * converters. Configured from the connector's options as Connect reads them; a stage that fails
- * drops the record under {@code errors.tolerance=all} (logged: a source connector has no dead
- * letter queue), fails the task otherwise, either way naming the stage, its class and the
- * record.
+ * (after the retries {@code errors.retry.timeout} allows) drops the record under
+ * {@code errors.tolerance=all} (a source connector has no dead letter queue; logged under
+ * {@code errors.log.enable=true}), fails the task otherwise, either way naming the stage, its
+ * class and the record.
  *
  * <p>A key or value converter class is looked for in the plugins (the connector's own first),
  * then on the task host; one found in neither but among the classes the Python side converts
@@ -50,20 +52,20 @@ public final class RecordPipeline implements Closeable {
     private final Converter keyConverter;
     private final Converter valueConverter;
     private final HeaderConverter headerConverter;
-    private final boolean tolerateAll;
+    private final ErrorHandling errors;
     private final ClassLoader taskLoader;
     private final SchemaTable handedOver;
 
     private RecordPipeline(List<Stage> stages, List<Predicate<SourceRecord>> predicates,
             Converter keyConverter, Converter valueConverter, HeaderConverter headerConverter,
-            boolean tolerateAll, ClassLoader taskLoader, SchemaTable handedOver) {
+            ErrorHandling errors, ClassLoader taskLoader, SchemaTable handedOver) {
         this.handedOver = handedOver;
         this.stages = stages;
         this.predicates = predicates;
         this.keyConverter = keyConverter;
         this.valueConverter = valueConverter;
         this.headerConverter = headerConverter;
-        this.tolerateAll = tolerateAll;
+        this.errors = errors;
         this.taskLoader = taskLoader;
     }
 
@@ -78,6 +80,13 @@ public final class RecordPipeline implements Closeable {
      * {@code standIns} that neither the plugins nor the host hold is handed over. */
     public static RecordPipeline create(Plugins plugins, Map<String, String> config,
             ClassLoader loader, Set<String> standIns) throws Exception {
+        return create(plugins, config, loader, standIns, ErrorHandling.of(config));
+    }
+
+    /** As {@link #create(Plugins, Map, ClassLoader, Set)}, failures handled by {@code errors}
+     * (its clock and waits a test's). */
+    static RecordPipeline create(Plugins plugins, Map<String, String> config,
+            ClassLoader loader, Set<String> standIns, ErrorHandling errors) throws Exception {
         SchemaTable handedOver = new SchemaTable(HandOverConverter.json());
         Converter key = converter(plugins, config, "key.converter", true, loader,
                 standIns, handedOver);
@@ -115,9 +124,8 @@ public final class RecordPipeline implements Closeable {
             }
             stages.add(new Stage(alias, transformation, predicate, negate, found.loader()));
         }
-        boolean tolerateAll = "all".equalsIgnoreCase(config.getOrDefault("errors.tolerance", "none"));
         return new RecordPipeline(stages, new ArrayList<>(predicates.values()), key, value, header,
-                tolerateAll, loader, handedOver);
+                errors, loader, handedOver);
     }
 
     /** Which converted columns are handed over to the Python side: 2 the keys, 4 the values
@@ -135,8 +143,11 @@ public final class RecordPipeline implements Closeable {
     /**
      * What the producer sends for {@code record}; null when a stage dropped it, or failed on it
      * under {@code errors.tolerance=all} (logged naming the stage, the class and the record's
-     * topic, source partition and offset). Otherwise a stage's failure is a ConnectException
-     * naming the same, its cause the stage's own exception.
+     * topic, source partition and offset when {@code errors.log.enable=true}, with the record
+     * itself when {@code errors.log.include.messages=true}). Otherwise a stage's failure is a
+     * ConnectException naming the same, its cause the stage's own exception. A stage that
+     * throws {@code RetriableException} is tried again as {@code errors.retry.timeout} allows
+     * ({@link ErrorHandling}).
      */
     public ProducerRecord<byte[], byte[]> apply(SourceRecord record) throws Exception {
         int at = 0; // the stage running: a transformation's index, then a converter's
@@ -145,47 +156,62 @@ public final class RecordPipeline implements Closeable {
             for (; at < stages.size(); at++) {
                 Stage stage = stages.get(at);
                 SourceRecord input = current;
-                if (stage.predicate() == null || stage.negate() ^ stage.predicate().test(input)) {
-                    current = stage.loader() == taskLoader
-                            ? stage.transformation().apply(input)
-                            : Plugins.withLoader(stage.loader(),
-                                    () -> stage.transformation().apply(input));
-                }
+                current = attempt(() -> transformed(stage, input));
                 if (current == null) {
                     return null;
                 }
             }
-            String topic = current.topic();
+            SourceRecord converted = current;
+            String topic = converted.topic();
             at = HEADER_CONVERTER;
-            RecordHeaders headers = new RecordHeaders();
-            for (Header header : current.headers()) {
-                headers.add(header.key(), headerConverter.fromConnectHeader(topic, header.key(),
-                        header.schema(), header.value()));
-            }
+            RecordHeaders headers = attempt(() -> headers(converted));
             at = KEY_CONVERTER;
-            byte[] key = keyConverter.fromConnectData(topic, headers, current.keySchema(),
-                    current.key());
+            byte[] key = attempt(() -> keyConverter.fromConnectData(topic, headers,
+                    converted.keySchema(), converted.key()));
             at = VALUE_CONVERTER;
-            byte[] value = valueConverter.fromConnectData(topic, headers, current.valueSchema(),
-                    current.value());
-            Long timestamp = current.timestamp();
+            byte[] value = attempt(() -> valueConverter.fromConnectData(topic, headers,
+                    converted.valueSchema(), converted.value()));
+            Long timestamp = converted.timestamp();
             if (timestamp != null && timestamp < 0) {
                 timestamp = null;
             }
-            return new ProducerRecord<>(topic, current.kafkaPartition(), timestamp, key, value,
+            return new ProducerRecord<>(topic, converted.kafkaPartition(), timestamp, key, value,
                     headers);
         } catch (Exception error) {
             String failed = failedStage(at) + " failed on the record of topic " + record.topic()
                     + ", source partition " + record.sourcePartition() + ", source offset "
                     + record.sourceOffset();
-            if (!tolerateAll) {
+            if (!errors.tolerateAll) {
                 throw new ConnectException("Tolerance exceeded in error handler: " + failed
                         + " (errors.tolerance=none)", error);
             }
-            log.warn("errors.tolerance=all: the record is skipped: {}: {}", failed,
-                    error.toString());
+            String line = errors.skipLine(failed, record, error);
+            if (line != null) {
+                log.error(line);
+            }
             return null;
         }
+    }
+
+    private <T> T attempt(Callable<T> operation) throws Exception {
+        return errors.retryTimeoutMs == 0 ? operation.call() : errors.withRetries(operation);
+    }
+
+    private SourceRecord transformed(Stage stage, SourceRecord input) throws Exception {
+        if (stage.predicate() != null && !(stage.negate() ^ stage.predicate().test(input))) {
+            return input;
+        }
+        return stage.loader() == taskLoader ? stage.transformation().apply(input)
+                : Plugins.withLoader(stage.loader(), () -> stage.transformation().apply(input));
+    }
+
+    private RecordHeaders headers(SourceRecord record) {
+        RecordHeaders headers = new RecordHeaders();
+        for (Header header : record.headers()) {
+            headers.add(header.key(), headerConverter.fromConnectHeader(record.topic(),
+                    header.key(), header.schema(), header.value()));
+        }
+        return headers;
     }
 
     /** Stage {@code at} of {@link #apply} as Connect's error context names it. */
