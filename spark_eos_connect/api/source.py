@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from spark_eos_connect.api.connector import Connector, Task
+from spark_eos_connect.api.connector import Connector, ConnectorContext, Task
 from spark_eos_connect.api.data import Schema
 from spark_eos_connect.errors import EosConnectError
 
@@ -27,6 +27,7 @@ __all__ = [
     "OffsetStorageReader",
     "RecordMetadata",
     "SourceConnector",
+    "SourceConnectorContext",
     "SourceRecord",
     "SourceTask",
     "SourceTaskContext",
@@ -219,6 +220,17 @@ class TransactionContext:
                 or self._commit_batch
                 or self._abort_batch
             )
+
+
+@runtime_checkable
+class SourceConnectorContext(ConnectorContext, Protocol):
+    """What the runtime offers a running source connector (driver side): Connect's
+    `SourceConnectorContext`."""
+
+    @property
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        """The connector's committed offsets, as they stand in Kafka when asked."""
+        ...
 
 
 class SourceTaskContext:

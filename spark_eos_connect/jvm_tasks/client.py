@@ -20,6 +20,7 @@ from spark_eos_connect.jvm_tasks.classpath import task_host_command
 from spark_eos_connect.jvm_tasks.errors import JavaPluginError
 from spark_eos_connect.jvm_tasks.wire import (
     ANSWER,
+    CONNECTOR_QUERY,
     ERROR,
     QUERY,
     FrameReader,
@@ -47,6 +48,7 @@ class TaskHostProcess:
         )
         self._lock = threading.Lock()
         self._broken = False
+        self._connector_answers: dict[int, Answer] = {}
         log.info("JVM task host pid %d started (plugin.path %s)", self.pid, self.plugin_path)
 
     @property
@@ -59,16 +61,29 @@ class TaskHostProcess:
         before the process is reaped)."""
         return not self._broken and self._process.poll() is None
 
+    def answer_connector(self, handle: int, answer: Answer | None) -> None:
+        """Answer the offset queries of the connector started as `handle` (its own reader's)
+        with `answer` from now on; None: no longer (they are answered "no offset")."""
+        with self._lock:
+            if answer is None:
+                self._connector_answers.pop(handle, None)
+            else:
+                self._connector_answers[handle] = answer
+
     def call(self, request: FrameWriter, answer: Answer | None = None) -> FrameReader:
         """Send `request` and return its reply, answering the host's offset queries with
-        `answer` meanwhile; an ERROR reply raises `JavaPluginError` with the Java trace."""
+        `answer` meanwhile (a started connector's with its own, `answer_connector`); an ERROR
+        reply raises `JavaPluginError` with the Java trace."""
         with self._lock:
             self._write(request.frame())
             while True:
                 reply = self._read()
-                if reply.kind == QUERY:
+                if reply.kind in (QUERY, CONNECTOR_QUERY):
+                    asking = answer
+                    if reply.kind == CONNECTOR_QUERY:
+                        asking = self._connector_answers.get(reply.i32())
                     partitions = reply.texts()
-                    offsets = answer(partitions) if answer else [None] * len(partitions)
+                    offsets = asking(partitions) if asking else [None] * len(partitions)
                     self._write(FrameWriter(ANSWER).texts(offsets).frame())
                     continue
                 if reply.kind == ERROR:

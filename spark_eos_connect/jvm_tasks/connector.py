@@ -9,7 +9,8 @@ watcher thread asks the JVM every `EVENTS_INTERVAL_S` whether the connector requ
 reconfiguration or raised an error through its context, and passes them to this connector's
 context (the driver's `ManagedConnector` acts on them). `alter_offsets` is the Java connector's
 `alterOffsets` on a fresh instance, as a Connect worker calls it when offsets are altered or
-reset. The connector's own offset reader answers "no offset" for now (issue 46).
+reset. The connector's own offset reader (its `SourceConnectorContext`'s) answers from the
+offsets its context's reader finds: those committed in Kafka, read again at each question.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from spark_eos_connect.api.source import (
     ConnectorTransactionBoundaries,
     ExactlyOnceSupport,
     SourceConnector,
+    SourceConnectorContext,
 )
 from spark_eos_connect.errors import ConfigError
-from spark_eos_connect.jvm_tasks.client import TaskHostProcess, shared_host
+from spark_eos_connect.jvm_tasks.client import TaskHostProcess, offset_answer, shared_host
 from spark_eos_connect.jvm_tasks.errors import JavaPluginError
 from spark_eos_connect.jvm_tasks.java_source_task import (
     CONNECTOR_OPTIONS,
@@ -160,10 +162,19 @@ class JavaSourceConnector(SourceConnector):
         return reply.i32() == 1
 
     def start(self, props: dict[str, str]) -> None:
-        """Start the Java connector in the driver's task host."""
+        """Start the Java connector in the driver's task host; its context's offset reader
+        answers from this connector's context (`SourceConnectorContext`)."""
         handle = next(_HANDLES)
+        context = self._context
+        if isinstance(context, SourceConnectorContext):
+            answer = offset_answer(context.offset_storage_reader.offset)
+            self._host().answer_connector(handle, answer)
         request = FrameWriter(START_CONNECTOR).i32(handle).text(self.java_class)
-        reply = self._call("start", request.map(self._strings(props)))
+        try:
+            reply = self._call("start", request.map(self._strings(props)))
+        except BaseException:
+            self._host().answer_connector(handle, None)
+            raise
         self._handle, self._java_task_class = handle, reply.text() or ""
         self._stopping.clear()
         self._watcher = threading.Thread(
@@ -216,7 +227,10 @@ class JavaSourceConnector(SourceConnector):
             self._watcher.join(EVENTS_INTERVAL_S * 5)
             self._watcher = None
         if handle is not None:
-            self._call("stop", FrameWriter(STOP_CONNECTOR).i32(handle))
+            try:
+                self._call("stop", FrameWriter(STOP_CONNECTOR).i32(handle))
+            finally:
+                self._host().answer_connector(handle, None)
 
     @classmethod
     def task_settings(cls, connector_options: Mapping[str, str]) -> dict[str, Any]:

@@ -29,6 +29,7 @@ CONFIGS = 104
 TEXT = 105
 QUERY = 110
 ANSWER = 111
+CONNECTOR_QUERY = 112
 
 _I32 = struct.Struct("<i")
 _I64 = struct.Struct("<q")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -30,7 +31,11 @@ from spark_eos_connect.protocol.config_records import ClusterConfigSnapshot, Tar
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.runtime import commit_hooks
 from spark_eos_connect.runtime.config.config_references import reverse_transform
-from spark_eos_connect.runtime.lifecycle.connector_lifecycle import ConnectorPhase, ManagedConnector
+from spark_eos_connect.runtime.lifecycle.connector_lifecycle import (
+    ConnectorPhase,
+    LatestOffsetsReader,
+    ManagedConnector,
+)
 from spark_eos_connect.runtime.lifecycle.connector_owner import (
     RUNNING_STATES,
     STATE_CHECK_INTERVAL_S,
@@ -244,7 +249,13 @@ class SourceCoordinator:
         self._replaced = False
         self.owner = ConnectorOwner(config.name, stores.status_store, config.takeover)
         """This driver as the connector's owner in the status topic."""
-        self.connector = ManagedConnector(connector_class, dict(props), config.tasks_max)
+        self._offsets_lock = threading.Lock()
+        self.connector = ManagedConnector(
+            connector_class,
+            dict(props),
+            config.tasks_max,
+            LatestOffsetsReader(self.committed_offsets),
+        )
 
     @property
     def generation(self) -> int:
@@ -412,17 +423,25 @@ class SourceCoordinator:
             self.owner.report_tasks(len(self.task_configs), task_state, self.config.tasks_max)
 
     def committed_offsets(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-        """The connector's committed offsets; a dedicated topic's take precedence (KIP-618)."""
+        """The connector's committed offsets; a dedicated topic's take precedence (KIP-618).
+        Safe from any thread (the connector's own reader calls it too)."""
+        return self._committed_and_positions()[0]
+
+    def _committed_and_positions(
+        self,
+    ) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], dict[int, int]]:
+        """`committed_offsets()` and the primary offsets topic's positions they were read at."""
         name = self.config.name
         merged: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
-        if self.global_view is not None:
-            self.global_view.catch_up()
-            for partition, offset in self.global_view.offsets_for(name):
+        with self._offsets_lock:
+            if self.global_view is not None:
+                self.global_view.catch_up()
+                for partition, offset in self.global_view.offsets_for(name):
+                    merged[_identity(partition)] = (partition, offset)
+            self.primary_view.catch_up()
+            for partition, offset in self.primary_view.offsets_for(name):
                 merged[_identity(partition)] = (partition, offset)
-        self.primary_view.catch_up()
-        for partition, offset in self.primary_view.offsets_for(name):
-            merged[_identity(partition)] = (partition, offset)
-        return list(merged.values())
+            return list(merged.values()), dict(self.primary_view.positions)
 
     def plan(self) -> list[SourceTaskPlan]:
         """One plan per task for the next micro-batch, from the offsets committed in Kafka."""
@@ -438,7 +457,7 @@ class SourceCoordinator:
             if isinstance(connector, JavaSourceConnector)
             else {}
         )
-        committed = self.committed_offsets()
+        committed, positions = self._committed_and_positions()
         per_task = max(1, math.ceil(config.max_records_per_trigger / len(self.task_configs)))
         return [
             SourceTaskPlan(
@@ -457,7 +476,7 @@ class SourceCoordinator:
                 ),
                 mirror_offsets_topic_partitions=self.global_partitions,
                 committed=committed,
-                offsets_positions=dict(self.primary_view.positions),
+                offsets_positions=positions,
                 max_records=per_task,
                 max_poll_duration_ms=config.max_poll_duration_ms,
                 group_id=config.group_id,
@@ -500,9 +519,10 @@ class SourceCoordinator:
             if self.leader is not None:
                 self.leader.close()
             self.config_store.close()
-            self.primary_view.close()
-            if self.global_view is not None:
-                self.global_view.close()
+            with self._offsets_lock:
+                self.primary_view.close()
+                if self.global_view is not None:
+                    self.global_view.close()
 
     def still_leading(self) -> bool:
         """Whether the connector's latest generation in the config topic is this driver's (or

@@ -14,9 +14,14 @@ import enum
 import logging
 import threading
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
-from spark_eos_connect.api.source import SourceConnector
+from spark_eos_connect.api.source import (
+    InMemoryOffsetStorageReader,
+    OffsetStorageReader,
+    SourceConnector,
+)
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +40,19 @@ def error_trace(error: BaseException) -> str:
 
 
 class DriverConnectorContext:
-    """`ConnectorContext` of a connector running on the driver; safe to call from any thread."""
+    """`SourceConnectorContext` of a connector running on the driver; safe to call from any
+    thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, offsets: OffsetStorageReader | None = None) -> None:
         self._lock = threading.Lock()
         self._error: BaseException | None = None
         self._reconfiguration_requested = False
+        self._offsets = offsets or InMemoryOffsetStorageReader()
+
+    @property
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        """The connector's committed offsets (none when the runtime gave no reader)."""
+        return self._offsets
 
     def request_task_reconfiguration(self) -> None:
         """Remember that the connector wants `task_configs` called again."""
@@ -66,6 +78,27 @@ class DriverConnectorContext:
             return requested
 
 
+class LatestOffsetsReader:
+    """An `OffsetStorageReader` over `committed()` (a connector's committed offsets, as
+    `(partition, offset)` pairs), read again at each call: the reader stays current while the
+    connector runs, as a Connect worker's does."""
+
+    def __init__(
+        self, committed: Callable[[], Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]]
+    ) -> None:
+        self._committed = committed
+
+    def offset(self, partition: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The latest committed offset of `partition`, None if none."""
+        return self.offsets([partition])[0][1]
+
+    def offsets(
+        self, partitions: Iterable[Mapping[str, Any]]
+    ) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+        """`(partition, offset-or-None)` for each partition, in order."""
+        return InMemoryOffsetStorageReader(self._committed()).offsets(partitions)
+
+
 class ManagedConnector:
     """One source connector, started and stopped on the runtime's behalf."""
 
@@ -74,12 +107,15 @@ class ManagedConnector:
         create: Callable[[], SourceConnector],
         props: Mapping[str, str],
         max_tasks: int,
+        offsets: OffsetStorageReader | None = None,
     ) -> None:
+        """`offsets`: the connector's committed offsets, its context's reader."""
         self._create = create
         self._props = dict(props)
         self._max_tasks = max_tasks
+        self._offsets = offsets
         self._connector: SourceConnector | None = None
-        self._context = DriverConnectorContext()
+        self._context = DriverConnectorContext(offsets)
         self.phase = ConnectorPhase.STOPPED
         self.trace: str | None = None
         self.task_configs: list[dict[str, str]] | None = None
@@ -93,7 +129,7 @@ class ManagedConnector:
         """Start a fresh instance and ask it for task configs; False (and FAILED) if it raises."""
         if self.phase is not ConnectorPhase.STOPPED:
             self.stop()
-        self._context = DriverConnectorContext()
+        self._context = DriverConnectorContext(self._offsets)
         connector = self._create()
         self._connector = connector
         try:

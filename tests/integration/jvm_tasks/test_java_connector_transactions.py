@@ -6,7 +6,8 @@ task hosts) at a commit point, then restarted, and the restart loses its JVM tas
 (SIGKILL, the Python task host going on: the Spark task fails and its retry starts a new JVM
 from the committed offsets): under read_committed every record of a committed transaction is
 there once and no record of an aborted one is, and each restarted Java task read its committed
-offset back as a `Long` (it fails on anything else).
+offset back as a `Long` (it fails on anything else), as did the restarted driver's connector
+through its own context's offset reader (its task config says what it read).
 
 `make test` runs the short form: the kill before a commit with a transaction open, a restart
 without Spark's checkpoint, the JVM lost there with a transaction open. `make test-failover`
@@ -92,6 +93,17 @@ def task_states(status: list[Any], connector: str) -> list[str]:
     return [json.loads(r.value)["state"] for r in status if r.key == key and r.value]
 
 
+def seen_by_the_connector(read_committed: Callable[..., list[Any]], connector: str) -> list[str]:
+    """`connector.saw.position` of each task config the connector's drivers wrote, in order:
+    what the connector's own offset reader answered when its task configs were made."""
+    key = f"task-{connector}-0".encode()
+    return [
+        json.loads(r.value)["properties"]["connector.saw.position"]
+        for r in read_committed("eosconnect-configs")
+        if r.key == key and r.value
+    ]
+
+
 @pytest.mark.parametrize(
     ("crash", "keep_checkpoint", "loss"),
     PLAN,
@@ -118,6 +130,11 @@ def test_java_connector_transactions_survive_a_kill_and_a_lost_jvm_exactly_once(
     before = [int(r.value) for r in read_committed(topic, settled=crash.startswith("after"))]
     assert before, "a transaction committed before the kill: the restart resumes after it"
     assert len(set(before)) == len(before) and set(before) <= committed_numbers()
+    key = json.dumps([name, {"topic": topic}], separators=(",", ":")).encode()
+    committed_before = json.loads(
+        [r.value for r in read_committed("eosconnect-offsets") if r.key == key][-1]
+    )["position"]
+    assert seen_by_the_connector(read_committed, name) == ["none"]  # nothing committed yet
     if not keep_checkpoint:  # the offsets topic alone says where the task goes on
         shutil.rmtree(checkpoint)
     lost = tmp_path / "lost"
@@ -128,9 +145,10 @@ def test_java_connector_transactions_survive_a_kill_and_a_lost_jvm_exactly_once(
     assert lost.read_text().strip() == loss  # fired once: the retry found the marker
     assert re.search(r"Lost task \d+\.0 in stage", restarted.stderr), restarted.stderr[-3000:]
     assert_exactly_the_committed_transactions(read_committed(topic))
-    key = json.dumps([name, {"topic": topic}], separators=(",", ":")).encode()
     offsets = [r.value for r in read_committed("eosconnect-offsets") if r.key == key]
     assert offsets[-1] == b'{"position":600}', offsets[-3:]
+    # the restarted driver's connector read its committed offset through its own context
+    assert seen_by_the_connector(read_committed, name)[-1] == str(committed_before)
     if loss.startswith("lose_jvm"):  # its Python task host saw the JVM gone: FAILED, then ran
         states = task_states(read_committed("eosconnect-status"), name)
         assert "FAILED" in states and "RUNNING" in states[states.index("FAILED") :], states

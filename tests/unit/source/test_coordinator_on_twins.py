@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from spark_eos_connect.api.source import SourceConnectorContext
 from spark_eos_connect.ports import LeaderFencedError
 from spark_eos_connect.protocol.config_records import TargetState
 from spark_eos_connect.protocol.status_records import StatusState
@@ -134,6 +135,29 @@ def test_plans_carry_the_generation_and_the_committed_offsets(
     assert {p.generation_commit_offset for p in plans} == {commit}
     assert all(p.committed == committed for p in plans)
     assert offsets.catch_ups >= 1  # read up to date before planning
+
+
+def test_the_connectors_own_offset_reader_reads_the_committed_offsets_when_asked(
+    topic: MemoryConfigTopic, statuses: MemoryStatusStore
+) -> None:
+    offsets = CommittedOffsets([({"stream": 0}, {"position": 41})])
+    driver = Driver(topic, statuses, offsets)
+    driver.coordinator.start()
+    connector = driver.coordinator.connector.connector
+    assert connector is not None
+    context = connector.context
+    assert isinstance(context, SourceConnectorContext)
+    reader = context.offset_storage_reader
+    caught_up = offsets.catch_ups
+
+    assert reader.offset({"stream": 0}) == {"position": 41}
+    assert reader.offset({"stream": 1}) is None
+    offsets.offsets.append(({"stream": 1}, {"position": 7}))  # committed since
+    assert reader.offsets([{"stream": 1}, {"stream": 0}]) == [
+        ({"stream": 1}, {"position": 7}),
+        ({"stream": 0}, {"position": 41}),
+    ]
+    assert offsets.catch_ups >= caught_up + 3  # read again at each question
 
 
 def test_a_stopped_connector_plans_nothing_and_reports_stopped(

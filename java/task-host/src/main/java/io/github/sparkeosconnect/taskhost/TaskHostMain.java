@@ -39,8 +39,12 @@ import org.slf4j.LoggerFactory;
  * trace)} instead. While a request is open the host may send {@code QUERY(i32 n, n × str source
  * partition JSON)}, which the Python side answers with {@code ANSWER(i32 n, n × str offset
  * JSON, null for none)} before it reads on: the task's {@code OffsetStorageReader} asking for
- * committed offsets (a QUERY from the poll thread waits for the next request). JSON texts are
- * Connect's schemaless JSON ({@link OffsetJson}).
+ * committed offsets (a QUERY from the poll thread waits for the next request). A started
+ * connector's own reader (its {@code SourceConnectorContext}'s) asks with {@code
+ * CONNECTOR_QUERY(i32 handle, i32 n, n × str source partition JSON)}, answered the same way
+ * from that connector's offsets, whichever request is open (its own threads may ask at any
+ * time); one query is open at a time. JSON texts are Connect's schemaless JSON
+ * ({@link OffsetJson}).
  *
  * <table>
  * <caption>Requests and their replies</caption>
@@ -82,8 +86,8 @@ import org.slf4j.LoggerFactory;
  * exception)</td></tr>
  * </table>
  *
- * <p>Reply kinds: 100 OK, 101 ERROR, 102 BATCH, 103 PROBLEMS, 104 CONFIGS, 105 TEXT; 110 QUERY
- * and 111 ANSWER as above.
+ * <p>Reply kinds: 100 OK, 101 ERROR, 102 BATCH, 103 PROBLEMS, 104 CONFIGS, 105 TEXT; 110 QUERY,
+ * 112 CONNECTOR_QUERY and 111 ANSWER as above.
  *
  * <p>BATCH holds the records the task polled since the last POLL, at most the asked number
  * (a POLL waits for the first until its wait ends or the task's {@code poll()} returns nothing),
@@ -142,6 +146,7 @@ public final class TaskHostMain {
     static final int TEXT = 105;
     static final int QUERY = 110;
     static final int ANSWER = 111;
+    static final int CONNECTOR_QUERY = 112;
 
     private static final Logger log = LoggerFactory.getLogger(TaskHostMain.class);
     private static final byte[] END = new byte[0];
@@ -239,11 +244,27 @@ public final class TaskHostMain {
     }
 
     private List<String> query(List<String> partitions) throws IOException {
-        Wire.Out frame = new Wire.Out(QUERY).putInt(partitions.size());
-        for (String partition : partitions) {
-            frame.putString(partition);
+        return ask(new Wire.Out(QUERY), partitions);
+    }
+
+    private List<String> connectorQuery(int handle, List<String> partitions) throws IOException {
+        return ask(new Wire.Out(CONNECTOR_QUERY).putInt(handle), partitions);
+    }
+
+    /** Sends {@code frame} with {@code partitions} and waits for its ANSWER; one at a time, so
+     * that each answer reaches the thread that asked. */
+    private List<String> ask(Wire.Out frame, List<String> partitions) throws IOException {
+        synchronized (answers) {
+            frame.putInt(partitions.size());
+            for (String partition : partitions) {
+                frame.putString(partition);
+            }
+            send(frame);
+            return awaitAnswer();
         }
-        send(frame);
+    }
+
+    private List<String> awaitAnswer() throws IOException {
         try {
             byte[] answer;
             while ((answer = answers.poll(1, TimeUnit.SECONDS)) == null) {
@@ -351,8 +372,10 @@ public final class TaskHostMain {
             }
             case START_CONNECTOR -> {
                 int handle = request.getInt();
+                HostedOffsetReader offsets = new HostedOffsetReader(json,
+                        partitions -> connectorQuery(handle, partitions));
                 HostedConnector connector = HostedConnector.create(plugins, request.getString(),
-                        connectorOffsets);
+                        offsets);
                 connector.start(request.getMap());
                 connectors.put(handle, connector);
                 return new Wire.Out(TEXT).putString(connector.taskClass());

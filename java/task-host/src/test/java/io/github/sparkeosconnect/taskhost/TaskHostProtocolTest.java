@@ -80,8 +80,14 @@ class TaskHostProtocolTest {
         toHost.flush();
         while (true) {
             Wire.In reply = new Wire.In(Wire.readFrame(fromHost));
-            if (reply.kind != TaskHostMain.QUERY) {
+            if (reply.kind != TaskHostMain.QUERY && reply.kind != TaskHostMain.CONNECTOR_QUERY) {
                 return reply;
+            }
+            Function<List<String>, List<String>> answering = answer;
+            if (reply.kind == TaskHostMain.CONNECTOR_QUERY) {
+                int handle = reply.getInt();
+                answering = partitions -> partitions.stream()
+                        .map(p -> "{\"position\":" + handle * 100 + "}").toList();
             }
             int n = reply.getInt();
             List<String> partitions = new ArrayList<>();
@@ -90,7 +96,7 @@ class TaskHostProtocolTest {
             }
             queried.addAll(partitions);
             Wire.Out answered = new Wire.Out(TaskHostMain.ANSWER);
-            List<String> offsets = answer.apply(partitions);
+            List<String> offsets = answering.apply(partitions);
             answered.putInt(offsets.size());
             offsets.forEach(answered::putString);
             answered.writeTo(toHost);
@@ -377,6 +383,27 @@ class TaskHostProtocolTest {
         Wire.In next = startScripted(ScriptedTasks.Flaky.class, Map.of());
         assertEquals(TaskHostMain.OK, next.kind, () -> "no task runs: " + errorText(next));
         assertEquals(TaskHostMain.OK, call(new Wire.Out(TaskHostMain.STOP_TASK)).kind);
+    }
+
+    @Test
+    void aStartedConnectorsOwnOffsetReaderIsAnsweredForThatConnector() throws Exception {
+        for (int handle : new int[] {3, 4}) {
+            Wire.In started = call(new Wire.Out(TaskHostMain.START_CONNECTOR).putInt(handle)
+                    .putString(OffsetReadingConnector.class.getName())
+                    .putMap(Map.of("file", "f" + handle)));
+            assertEquals(TaskHostMain.TEXT, started.kind, () -> errorText(started));
+        }
+        for (int handle : new int[] {4, 3}) {
+            Wire.In configs = call(new Wire.Out(TaskHostMain.TASK_CONFIGS).putInt(handle)
+                    .putInt(1));
+            assertEquals(TaskHostMain.CONFIGS, configs.kind, () -> errorText(configs));
+            assertEquals(1, configs.getInt());
+            Map<String, String> config = configs.getMap();
+            assertEquals("{position=" + handle * 100 + "}", config.get("seen"),
+                    "asked with the connector's handle");
+            assertEquals("Long", config.get("type"), "Connect's JSON types");
+        }
+        assertEquals(List.of("{\"file\":\"f4\"}", "{\"file\":\"f3\"}"), queried);
     }
 
     static final String CAST = "org.apache.kafka.connect.transforms.Cast$Value";

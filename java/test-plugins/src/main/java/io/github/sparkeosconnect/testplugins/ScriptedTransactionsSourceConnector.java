@@ -1,9 +1,11 @@
 package io.github.sparkeosconnect.testplugins;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
 import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
@@ -50,9 +52,21 @@ public final class ScriptedTransactionsSourceConnector extends SourceConnector {
         return ScriptedTransactionsSourceTask.class;
     }
 
+    /** The task config carries what the connector's own offset reader (its context's) says
+     * of the task's source partition: {@code connector.saw.position}, the committed position
+     * or "none"; anything but a Long fails, as the task does. */
     @Override
     public List<Map<String, String>> taskConfigs(int maxTasks) {
-        return List.of(props);
+        Map<String, Object> offset = context().offsetStorageReader()
+                .offset(Map.of("topic", props.get(TOPIC)));
+        Object position = offset == null ? null : offset.get("position");
+        if (position != null && !(position instanceof Long)) {
+            throw new ConnectException("the connector's offset reader gave position "
+                    + position + " as a " + position.getClass().getName() + ", not a Long");
+        }
+        Map<String, String> config = new HashMap<>(props);
+        config.put("connector.saw.position", position == null ? "none" : position.toString());
+        return List.of(config);
     }
 
     @Override
