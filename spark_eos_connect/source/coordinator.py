@@ -283,10 +283,24 @@ class SourceCoordinator:
         props = config.providers.resolve(config.connector_props)
         connector_class = type(load_source_connector(config, props))
         coordinator = cls(config, CoordinatorStores.in_kafka(config, kafka), connector_class, props)
-        coordinator.claim()
-        coordinator.start()
-        coordinator.owner.start_heartbeat()
+        coordinator.begin()
         return coordinator
+
+    def begin(self) -> None:
+        """Claim the connector, start it and keep its heartbeat: a driver's coordinator starts
+        so. A connector that fails to start is stopped again (a Java connector leaves the
+        driver's JVM) and the stores are closed, its FAILED status kept, before the error
+        propagates."""
+        self.claim()
+        try:
+            self.start()
+        except ConnectorFailedError:
+            try:
+                self.stop()
+            except Exception:
+                log.exception("connector %s: releasing a failed start failed", self.config.name)
+            raise
+        self.owner.start_heartbeat()
 
     def claim(self, **clock: Any) -> None:
         """Make sure no other driver that is alive runs the connector (`ConnectorOwner.claim`;

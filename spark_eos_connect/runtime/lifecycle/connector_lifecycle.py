@@ -126,15 +126,18 @@ class ManagedConnector:
         return self._connector
 
     def start(self) -> bool:
-        """Start a fresh instance and ask it for task configs; False (and FAILED) if it raises."""
+        """Start a fresh instance and ask it for task configs; False (and FAILED) if it raises.
+        An instance whose `start` raised is not stopped (as a Connect worker does not stop
+        it); one whose `task_configs` failed is, by `stop()`."""
         if self.phase is not ConnectorPhase.STOPPED:
             self.stop()
         self._context = DriverConnectorContext(self._offsets)
         connector = self._create()
-        self._connector = connector
+        self._connector = None
         try:
             connector.initialize(self._context)
             connector.start(dict(self._props))
+            self._connector = connector
             configs = connector.task_configs(self._max_tasks)[: self._max_tasks]
             if not configs:
                 raise RuntimeError("the connector produced no task configs")

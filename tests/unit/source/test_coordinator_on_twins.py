@@ -13,6 +13,7 @@ from spark_eos_connect.protocol.config_records import TargetState
 from spark_eos_connect.protocol.status_records import StatusState
 from spark_eos_connect.source.config import SourcePipelineConfig, parse_source_pipeline
 from spark_eos_connect.source.coordinator import (
+    ConnectorFailedError,
     ConnectorTakenOverError,
     CoordinatorStores,
     SourceCoordinator,
@@ -64,7 +65,11 @@ class Driver:
     """One driver's coordinator over a shared config topic, with what it fenced."""
 
     def __init__(
-        self, topic: MemoryConfigTopic, statuses: MemoryStatusStore, offsets: CommittedOffsets
+        self,
+        topic: MemoryConfigTopic,
+        statuses: MemoryStatusStore,
+        offsets: CommittedOffsets,
+        connector_class: type[CounterSourceConnector] = CounterSourceConnector,
     ):
         self.fenced: list[int] = []
         self.store = MemoryConfigStore(topic)
@@ -79,7 +84,7 @@ class Driver:
             fence_task=self.fenced.append,
         )
         self.coordinator = SourceCoordinator(
-            parsed, stores, CounterSourceConnector, parsed.connector_props
+            parsed, stores, connector_class, parsed.connector_props
         )
 
 
@@ -220,3 +225,32 @@ def test_a_zombie_stopping_neither_fences_nor_reports(
     assert zombie.fenced == []  # the newer driver's producers keep their transactions
     status = statuses.read_to_end()
     assert status.connector_status(NAME).state is StatusState.RUNNING  # type: ignore[union-attr]
+
+
+class SplittingFails(CounterSourceConnector):
+    """Starts, then fails to make its task configs; counts its stops."""
+
+    stops = 0
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        raise RuntimeError("cannot list the source's streams")
+
+    def stop(self) -> None:
+        SplittingFails.stops += 1
+        super().stop()
+
+
+def test_a_connector_failing_to_start_is_stopped_and_the_stores_closed_its_trace_kept(
+    topic: MemoryConfigTopic, statuses: MemoryStatusStore
+) -> None:
+    SplittingFails.stops = 0
+    driver = Driver(topic, statuses, CommittedOffsets(), SplittingFails)
+
+    with pytest.raises(ConnectorFailedError, match="cannot list the source's streams"):
+        driver.coordinator.begin()
+
+    assert SplittingFails.stops == 1  # started, so stopped: nothing of it keeps running
+    assert driver.store.closed
+    status = statuses.read_to_end().connector_status(NAME)
+    assert status is not None and status.state is StatusState.FAILED
+    assert "cannot list the source's streams" in (status.trace or "")

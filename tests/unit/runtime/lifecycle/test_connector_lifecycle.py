@@ -72,6 +72,18 @@ def test_no_task_configs_is_a_failure() -> None:
     assert connector.trace is not None and "no task configs" in connector.trace
 
 
+def test_an_instance_whose_start_raised_is_never_stopped_one_whose_task_configs_failed_is() -> None:
+    connector = managed(fail_start=True)
+    assert not connector.start()
+    connector.stop()
+    assert Scripted.instances[0].stopped == 0  # never started: a Connect worker does not stop it
+
+    connector = managed(tasks=0)
+    assert not connector.start()
+    connector.stop()
+    assert Scripted.instances[0].stopped == 1  # started: its resources are released
+
+
 def test_an_error_reported_from_a_background_thread_fails_the_connector_but_keeps_tasks() -> None:
     connector = managed()
     connector.start()
