@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from spark_eos_connect.api.connector import Connector
+from spark_eos_connect.converters import CONVERTERS
 from spark_eos_connect.errors import ConnectorNotFoundError
 from spark_eos_connect.jvm_tasks.errors import PluginPathError
 from spark_eos_connect.jvm_tasks.stand_ins import ON_THE_TASK_HOST, STAND_INS
@@ -165,6 +166,8 @@ def java_converter_problems(
         for option in _CONVERTER_OPTIONS:
             name = str(props.get(option) or "").strip()
             stand_ins = () if option == "header.converter" else STAND_INS
+            if name in ON_THE_TASK_HOST and name not in CONVERTERS:
+                checked.pop(option, None)  # this project cannot check what it does not have
             if not name or name in ON_THE_TASK_HOST or name in stand_ins:
                 continue
             checked.pop(option, None)

@@ -1,6 +1,6 @@
 """Converters a Java connector names that neither its plugins nor the JVM task host hold, but
-this project has (Confluent's `AvroConverter` and `JsonSchemaConverter`, Connect's runtime
-converters): the JVM hands the records' Connect data over, this module converts it.
+this project has (Confluent's `AvroConverter` and `JsonSchemaConverter`, which are not on
+Maven Central): the JVM hands the records' Connect data over, this module converts it.
 
 The rule, for `key.converter` and `value.converter` of a Java connector: the class is looked
 for in `plugin.path` (the connector's own plugin first), then on the JVM task host
@@ -8,7 +8,7 @@ for in `plugin.path` (the connector's own plugin first), then on the JVM task ho
 project's converter of that class configured from the same `<key|value>.converter.*` options
 (`schema.registry.url`, the subject name strategies, ...); any other class fails the task at
 its start (and `load()` on the driver), naming the option, the class and the folders.
-`header.converter` has no stand-ins.
+`header.converter` has no stand-ins (Confluent's converters are not header converters).
 
 The hand-over (spec: `TaskHostMain`): a handed-over column's bytes are an i32 little-endian
 schema number (-1: none) and the value as Connect's JsonConverter writes it under that schema;
@@ -37,9 +37,14 @@ ON_THE_TASK_HOST = frozenset(
         "org.apache.kafka.connect.json.JsonConverter",
         "org.apache.kafka.connect.storage.StringConverter",
         "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+        *(
+            f"org.apache.kafka.connect.converters.{kind}Converter"
+            for kind in ("ByteArray", "Boolean", "Short", "Integer", "Long", "Float", "Double")
+        ),
     }
 )
-"""The converter classes the JVM task host itself has (Connect's API and JSON jars)."""
+"""The converter classes the JVM task host itself has (Connect's API and JSON jars, and the
+converters of Connect's runtime jar, which are header converters too)."""
 
 STAND_INS: tuple[str, ...] = tuple(
     sorted(

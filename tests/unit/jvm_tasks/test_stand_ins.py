@@ -24,6 +24,7 @@ from spark_eos_connect.jvm_tasks.converted import ConvertedRecords
 from spark_eos_connect.jvm_tasks.resolution import java_converter_problems
 from spark_eos_connect.jvm_tasks.stand_ins import (
     KEYS_HANDED_OVER,
+    ON_THE_TASK_HOST,
     STAND_INS,
     VALUES_HANDED_OVER,
     HandedOverColumns,
@@ -108,8 +109,9 @@ def avro_options(url: str, *options: str) -> dict[str, Any]:
 def test_the_table_holds_the_converters_the_task_host_lacks() -> None:
     assert "io.confluent.connect.avro.AvroConverter" in STAND_INS
     assert "io.confluent.connect.json.JsonSchemaConverter" in STAND_INS
-    assert "org.apache.kafka.connect.converters.ByteArrayConverter" in STAND_INS
     assert "org.apache.kafka.connect.json.JsonConverter" not in STAND_INS  # the JVM has it
+    assert "org.apache.kafka.connect.converters.ByteArrayConverter" not in STAND_INS  # too
+    assert "org.apache.kafka.connect.converters.ByteArrayConverter" in ON_THE_TASK_HOST
 
 
 def test_handed_over_keys_and_values_become_avro_under_confluents_subjects(
@@ -135,33 +137,6 @@ def test_handed_over_keys_and_values_become_avro_under_confluents_subjects(
     assert [k.get("id") for k in keys] == [1, 2]
     with urllib.request.urlopen(f"{registry.url}/subjects") as answer:
         assert sorted(json.load(answer)) == ["t-key", "t-value"]
-
-
-@pytest.mark.parametrize(
-    ("java_class", "schema", "value", "written"),
-    [
-        (
-            "org.apache.kafka.connect.converters.ByteArrayConverter",
-            Schema.BYTES,
-            b"\0\xff",
-            b"\0\xff",
-        ),
-        (
-            "org.apache.kafka.connect.converters.LongConverter",
-            Schema.INT64,
-            2**40,
-            (2**40).to_bytes(8, "big"),
-        ),
-    ],
-)
-def test_connects_runtime_converters_stand_in_too(
-    java_class: str, schema: Schema, value: Any, written: bytes
-) -> None:
-    jvm = JvmHandOver()
-    columns = HandedOverColumns(VALUES_HANDED_OVER, {"value.converter": java_class})
-    batch = jvm.batch([None], [jvm(schema, value)])
-    columns.convert(batch)
-    assert batch.values == [written]
 
 
 def test_tombstones_and_a_column_not_handed_over_stay_as_they_are(
@@ -253,7 +228,11 @@ def test_the_driver_refuses_a_java_connectors_converter_found_nowhere(tmp_path: 
     stood_in = {**props, "value.converter": AVRO}
     missing_url = {"value.converter": ["Missing required configuration ..."]}
     assert java_converter_problems(missing_url, stood_in, plugin_path) == missing_url
-    header = {**props, "value.converter": AVRO, "header.converter": "ByteArrayConverter"}
+    header = {**props, "value.converter": AVRO, "header.converter": "com.example.NoHeaders"}
     assert "header.converter" in java_converter_problems({}, header, plugin_path)
+    boolean = "org.apache.kafka.connect.converters.BooleanConverter"  # the JVM's, not ours
+    on_host = {**props, "value.converter": boolean, "header.converter": boolean}
+    unknown_here = {"value.converter": [f"Unknown converter '{boolean}'"]}
+    assert java_converter_problems(unknown_here, on_host, plugin_path) == {}
     python = {**props, "connector.class": "FileStreamSource"}  # not a Java connector
     assert java_converter_problems(unknown, python, plugin_path) == unknown
