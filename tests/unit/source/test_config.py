@@ -140,16 +140,20 @@ def test_bad_provider_settings_and_a_referenced_name_are_refused() -> None:
         parse_source_pipeline({**BASE, "tasks.max": "${env:EOS_UNSET_X}"})
 
 
+def java_connector(plugin_path: Path, *classes: str) -> dict[str, str]:
+    """`BASE` naming the Java connector `com.example.JavaSource`, which a jar in `plugin_path`
+    holds with `classes`."""
+    with zipfile.ZipFile(plugin_path / "plugin.jar", "w") as archive:
+        for name in ("com.example.JavaSource", *classes):
+            archive.writestr(name.replace(".", "/") + ".class", b"\xca\xfe\xba\xbe")
+    return {**BASE, "connector.class": "com.example.JavaSource", "plugin.path": str(plugin_path)}
+
+
 def test_a_java_plugins_records_are_converted_in_its_jvm_with_plugin_path_converters(
     tmp_path: Path,
 ) -> None:
-    with zipfile.ZipFile(tmp_path / "plugin.jar", "w") as archive:
-        for name in ("com.example.JavaSource", "com.example.JavaConverter"):
-            archive.writestr(name.replace(".", "/") + ".class", b"\xca\xfe\xba\xbe")
     java = {
-        **BASE,
-        "connector.class": "com.example.JavaSource",
-        "plugin.path": str(tmp_path),
+        **java_connector(tmp_path, "com.example.JavaConverter"),
         "value.converter": "com.example.JavaConverter",
         "transforms": "route",
         "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
@@ -171,14 +175,8 @@ def test_a_java_plugins_records_are_converted_in_its_jvm_with_plugin_path_conver
 
 
 def test_a_java_plugins_own_transforms_and_predicates_are_left_to_its_jvm(tmp_path: Path) -> None:
-    classes = ("com.example.JavaSource", "com.example.Unwrap", "com.example.IsTombstone")
-    with zipfile.ZipFile(tmp_path / "plugin.jar", "w") as archive:
-        for name in classes:
-            archive.writestr(name.replace(".", "/") + ".class", b"\xca\xfe\xba\xbe")
     java = {
-        **BASE,
-        "connector.class": "com.example.JavaSource",
-        "plugin.path": str(tmp_path),
+        **java_connector(tmp_path, "com.example.Unwrap", "com.example.IsTombstone"),
         "transforms": "unwrap,route",
         "transforms.unwrap.type": "com.example.Unwrap",
         "transforms.unwrap.any.option": "the plugin's own",

@@ -1,7 +1,6 @@
 package io.github.sparkeosconnect.taskhost;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +46,7 @@ final class PluginStageChecks {
                 if (definition == null) {
                     continue;
                 }
-                Map<String, String> options = withPrefix(config, prefix);
+                Map<String, String> options = RecordPipeline.optionsUnder(config, prefix);
                 options.remove("type");
                 if (group.equals("transforms")) {
                     options.remove("predicate");
@@ -76,15 +75,5 @@ final class PluginStageChecks {
                 ((AutoCloseable) stage).close();
             }
         });
-    }
-
-    private static Map<String, String> withPrefix(Map<String, String> config, String prefix) {
-        Map<String, String> options = new HashMap<>();
-        for (Map.Entry<String, String> entry : config.entrySet()) {
-            if (entry.getKey().startsWith(prefix)) {
-                options.put(entry.getKey().substring(prefix.length()), entry.getValue());
-            }
-        }
-        return options;
     }
 }

@@ -331,7 +331,12 @@ public final class RecordPipeline implements Closeable {
     }
 
     private static Map<String, Object> withPrefix(Map<String, String> config, String prefix) {
-        Map<String, Object> options = new HashMap<>();
+        return new HashMap<>(optionsUnder(config, prefix));
+    }
+
+    /** The options of {@code config} whose names start with {@code prefix}, named without it. */
+    static Map<String, String> optionsUnder(Map<String, String> config, String prefix) {
+        Map<String, String> options = new HashMap<>();
         for (Map.Entry<String, String> entry : config.entrySet()) {
             if (entry.getKey().startsWith(prefix)) {
                 options.put(entry.getKey().substring(prefix.length()), entry.getValue());
