@@ -6,13 +6,14 @@ per policy (Kafka Connect's `TransactionBoundaryManager`), chosen once from the 
 - `IntervalBoundary` (`interval`): committed once `transaction.boundary.interval.ms` has passed
   since it began, checked after each poll's records, and at the end of the micro-batch;
 - `ConnectorBoundary` (`connector`): only the task's `TransactionContext` requests end one, on a
-  record or after a poll; one left open at the end of a micro-batch stays open into the next.
+  record or after a poll (one that returned no records too, at once); one left open at the end
+  of a micro-batch stays open into the next.
   A Java task's converted records carry its requests (`ConvertedRecords.on_last`, `after_poll`:
   its JVM ends each batch at a request).
 
 A boundary decides; it acts through `Transactions` (`source.transactions.TaskTransactions`).
-The task loop calls a boundary twice: `dispatch` with each poll's records, `end_batch` when the
-micro-batch ends.
+The task loop calls a boundary with each poll's records (`dispatch`), after a poll that returned
+none (`after_empty_poll`), and when the micro-batch ends (`end_batch`).
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ class Boundary:
         """Produce `records` (`ends_poll`: they end what one `poll()` returned), ending
         transactions where the policy says so."""
         txn.produce(records)
+
+    def after_empty_poll(self, records: list[SourceRecord], txn: Transactions) -> None:
+        """A `poll()` returned no records (`records`, empty): nothing to end here."""
 
     def end_batch(self, txn: Transactions) -> None:
         """The micro-batch ends: commit what is open."""
@@ -116,6 +120,17 @@ class ConnectorBoundary(Boundary):
                 txn.abort()
             elif request == "commit":
                 txn.commit()
+
+    def after_empty_poll(self, records: list[SourceRecord], txn: Transactions) -> None:
+        """A request the task made in a `poll()` that returned no records ends the open
+        transaction at once, as on a Connect worker (a Java task's comes with its empty
+        batch, `after_poll`)."""
+        if isinstance(records, ConvertedRecords):
+            self._dispatch_converted(records, txn)
+        elif self.context.should_abort_batch():
+            txn.abort()
+        elif self.context.should_commit_batch():
+            txn.commit()
 
     def end_batch(self, txn: Transactions) -> None:
         """Nothing: what is open stays open into the next micro-batch, until the task asks."""

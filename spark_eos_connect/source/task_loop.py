@@ -196,6 +196,8 @@ class LiveSourceTask:
         ):  # under the poll and interval boundaries a poll is taken whole
             records, ends_poll = self._next_records(plan, dispatched, deadline, ends_poll)
             if not records:
+                boundary.after_empty_poll(cast("list[SourceRecord]", records), transactions)
+                yield from transactions.take_rows()
                 break
             if dispatched == 0:
                 plan.hooks.reached("poll", batch_id)

@@ -126,6 +126,8 @@ def converted(
 
 class RecordingConverted(Recording):
     def produce(self, records: Any) -> None:
+        if not records.values:  # as `TaskTransactions.produce`: nothing to hand over
+            return
         self.calls.append("produce " + ",".join(v.decode() for v in records.values))
         self.open = True
 
@@ -159,3 +161,41 @@ def test_connector_applies_a_java_tasks_requests_that_come_with_its_batches() ->
         "produce 7",
     ]
     assert txn.open
+
+
+def test_a_request_made_in_a_poll_that_returned_nothing_ends_the_transaction_at_once() -> None:
+    context = TransactionContext()
+    txn, boundary = Recording(), ConnectorBoundary(context)
+
+    boundary.dispatch(records(1, 2), True, txn)
+    context.commit_transaction()  # in the next poll(), which returns nothing
+    boundary.after_empty_poll([], txn)
+    boundary.dispatch(records(3), True, txn)
+    context.abort_transaction()
+    boundary.after_empty_poll([], txn)
+    boundary.after_empty_poll([], txn)  # nothing asked: nothing ends
+    boundary.dispatch(records(4), True, txn)
+    boundary.after_empty_poll([], txn)
+
+    assert txn.calls == ["produce 1,2", "commit", "produce 3", "abort", "produce 4"]
+    assert txn.open  # stays open until the task asks
+
+
+def test_a_java_tasks_empty_batch_carries_its_empty_polls_request() -> None:
+    txn, boundary = RecordingConverted(), ConnectorBoundary(TransactionContext())
+    empty = ConvertedRecords(
+        first_seq=2, taken=0, topics=[], keys=[], values=[], offsets=[], after_poll="commit"
+    )
+
+    boundary.dispatch(cast("list[SourceRecord]", converted(1)), True, txn)
+    boundary.after_empty_poll(cast("list[SourceRecord]", empty), txn)
+
+    assert txn.calls == ["produce 1", "commit"]
+
+
+def test_poll_and_interval_boundaries_end_nothing_after_an_empty_poll() -> None:
+    for boundary in (PollBoundary(), IntervalBoundary(0)):
+        txn = Recording(age_ms=10**9)
+        boundary.dispatch(records(1), False, txn)
+        boundary.after_empty_poll([], txn)
+        assert txn.calls == ["produce 1"], boundary

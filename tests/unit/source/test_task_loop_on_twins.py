@@ -280,6 +280,41 @@ def test_a_connector_defined_transaction_stays_open_into_the_next_micro_batch() 
     live.close()
 
 
+class CommitsWhenIdle(SourceTask):
+    """Five records in its first poll, no request; asks to commit in its next poll(), which
+    returns nothing (a source gone idle)."""
+
+    def start(self, props: dict[str, str]) -> None:
+        self.polls = 0
+
+    def stop(self) -> None:
+        """Nothing to release."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        self.polls += 1
+        if self.polls == 1:
+            return [SourceRecord(STREAM, {"n": n}, "data", str(n)) for n in range(5)]
+        if self.polls == 2:
+            context = self.context.transaction_context
+            assert context is not None
+            context.commit_transaction()
+        return None
+
+
+def test_a_commit_asked_in_a_poll_that_returned_nothing_commits_at_once() -> None:
+    log = new_log()
+    plan = twin_plan(task_class=f"{__name__}.CommitsWhenIdle", transaction_boundary="connector")
+    live = LiveSourceTask({}, plan, clients=MemoryTaskClients(log))
+
+    result, rows = run(live, plan)
+
+    assert not result.open_transaction and result.transactions == 1
+    assert data(log) == ["0", "1", "2", "3", "4"]  # visible now, not after records to come
+    assert offsets(log).snapshot.offset("c", STREAM) == {"n": 4}
+    assert len(rows) == 5
+    live.close()
+
+
 def test_closing_a_task_aborts_its_open_transaction() -> None:
     log = new_log()
     plan = scripted_plan(12, max_records=9, per_poll=3)

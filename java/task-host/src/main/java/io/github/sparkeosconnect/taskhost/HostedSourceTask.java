@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * and carries the request; the records of a transaction it aborts are forgotten here (no
  * {@code commitRecord}, their offsets never this task's). A batch request is read on the poll
  * thread as its {@code poll()} returns (that thread reads ahead); one made in a {@code poll()}
- * that returns no records applies after the next records.
+ * that returns no records applies at once, as on a Connect worker: the batch handed out next
+ * ends with it, with no records of its own when none were waiting.
  */
 public final class HostedSourceTask {
 
@@ -88,7 +89,6 @@ public final class HostedSourceTask {
     private List<SourceRecord> leftover = Collections.emptyList();
     private int leftoverAt;
     private int leftoverAfterPoll;
-    private int deferredAfterPoll;
     private long nextSeq;
     private long commitRequestedThrough = -1;
 
@@ -183,15 +183,18 @@ public final class HostedSourceTask {
                 }
                 int request = transactions == null ? HostedTransactionContext.NONE
                         : transactions.afterBatch(); // here: the poll thread reads ahead
-                if (records == null || records.isEmpty()) {
-                    deferredAfterPoll = merged(deferredAfterPoll, request);
+                boolean empty = records == null || records.isEmpty();
+                if (empty && request == HostedTransactionContext.NONE) {
                     emptyPolls.incrementAndGet();
                     continue;
                 }
-                Polled batch = new Polled(records, merged(deferredAfterPoll, request));
-                deferredAfterPoll = HostedTransactionContext.NONE;
+                // an empty poll's request applies at once, as a Connect worker applies it
+                Polled batch = new Polled(empty ? List.of() : records, request);
                 while (!stopping && !polled.offer(batch, 100, TimeUnit.MILLISECONDS)) {
                     runCommits();
+                }
+                if (empty) {
+                    emptyPolls.incrementAndGet();
                 }
             }
         } catch (InterruptedException interrupted) {
@@ -203,19 +206,6 @@ public final class HostedSourceTask {
                 failure = error;
             }
         }
-    }
-
-    /** A request made after a {@code poll()} that returned nothing ({@code deferred}) applies
-     * with the next records' one; opposite requests cannot both apply there. */
-    private static int merged(int deferred, int request) {
-        if (deferred == HostedTransactionContext.NONE || deferred == request) {
-            return request;
-        }
-        if (request == HostedTransactionContext.NONE) {
-            return deferred;
-        }
-        throw new IllegalStateException("the task requested to end the transaction in a poll() "
-                + "that returned no records, then the opposite for its next records");
     }
 
     private void runCommits() {
@@ -283,6 +273,10 @@ public final class HostedSourceTask {
                     leftover = new ArrayList<>(next.records());
                     leftoverAt = 0;
                     leftoverAfterPoll = next.afterPoll();
+                    if (leftover.isEmpty()) { // an empty poll's request ends the batch here
+                        batch.endsTransaction(HostedTransactionContext.NONE, leftoverAfterPoll);
+                        break;
+                    }
                 }
             }
         });
@@ -291,15 +285,16 @@ public final class HostedSourceTask {
             throw new TaskFailedException(taskClass + ".poll() failed", failure);
         }
         if (batch.taken() > 0) {
-            long lastSeq = nextSeq + batch.taken() - 1;
-            handed.add(new Handed(nextSeq, lastSeq, batch.lastOffsets(), records, sent));
+            handed.add(new Handed(nextSeq, nextSeq + batch.taken() - 1, batch.lastOffsets(),
+                    records, sent));
             nextSeq += batch.taken();
-            if (batch.ending() == HostedTransactionContext.COMMIT) {
-                commitRequestedThrough = lastSeq;
-            } else if (batch.ending() == HostedTransactionContext.ABORT) {
-                while (!handed.isEmpty() && handed.peekLast().firstSeq() > commitRequestedThrough) {
-                    handed.pollLast(); // aborted: never committed, never this task's offsets
-                }
+        }
+        long lastSeq = nextSeq - 1; // the last record handed out, this batch's or an earlier one
+        if (batch.ending() == HostedTransactionContext.COMMIT) {
+            commitRequestedThrough = lastSeq;
+        } else if (batch.ending() == HostedTransactionContext.ABORT) {
+            while (!handed.isEmpty() && handed.peekLast().firstSeq() > commitRequestedThrough) {
+                handed.pollLast(); // aborted: never committed, never this task's offsets
             }
         }
         return batch.write(pipeline.newSchemas());
