@@ -47,7 +47,7 @@ class DriverConnectorContext:
         self._lock = threading.Lock()
         self._error: BaseException | None = None
         self._reconfiguration_requested = False
-        self._offsets = offsets or InMemoryOffsetStorageReader()
+        self._offsets = offsets if offsets is not None else InMemoryOffsetStorageReader()
 
     @property
     def offset_storage_reader(self) -> OffsetStorageReader:
