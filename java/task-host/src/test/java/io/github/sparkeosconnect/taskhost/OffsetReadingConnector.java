@@ -2,14 +2,12 @@ package io.github.sparkeosconnect.taskhost;
 
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.Task;
-import org.apache.kafka.connect.source.SourceConnector;
 
 /** A connector whose task config says what its context's offset reader answered for the
  * source partition {@code {"file": <its option file>}}, and the type of its
  * {@code position}. */
-public final class OffsetReadingConnector extends SourceConnector {
+public final class OffsetReadingConnector extends TestSourceConnector {
 
     private String file;
 
@@ -29,19 +27,5 @@ public final class OffsetReadingConnector extends SourceConnector {
         Object position = offset == null ? null : offset.get("position");
         return List.of(Map.of("seen", String.valueOf(offset),
                 "type", position == null ? "none" : position.getClass().getSimpleName()));
-    }
-
-    @Override
-    public void stop() {
-    }
-
-    @Override
-    public ConfigDef config() {
-        return new ConfigDef();
-    }
-
-    @Override
-    public String version() {
-        return "test";
     }
 }

@@ -2,15 +2,13 @@ package io.github.sparkeosconnect.taskhost;
 
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
-import org.apache.kafka.connect.source.SourceConnector;
 
 /** A connector that, once started, asks for a task reconfiguration and raises an error; it
  * says it can define transaction boundaries. */
-public final class SignallingConnector extends SourceConnector {
+public final class SignallingConnector extends TestSourceConnector {
 
     @Override
     public void start(Map<String, String> props) {
@@ -29,22 +27,8 @@ public final class SignallingConnector extends SourceConnector {
     }
 
     @Override
-    public void stop() {
-    }
-
-    @Override
     public ConnectorTransactionBoundaries canDefineTransactionBoundaries(
             Map<String, String> config) {
         return ConnectorTransactionBoundaries.SUPPORTED;
-    }
-
-    @Override
-    public ConfigDef config() {
-        return new ConfigDef();
-    }
-
-    @Override
-    public String version() {
-        return "test";
     }
 }
