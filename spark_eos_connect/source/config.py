@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from spark_eos_connect.api.config import InvalidConfigError
+from spark_eos_connect.api.config import ConfigType, InvalidConfigError, parse_value
 from spark_eos_connect.errors import ConfigError
 from spark_eos_connect.jvm_tasks.resolution import (
     java_converter_problems,
@@ -155,9 +155,14 @@ def conversion_problems(props: Mapping[str, Any], plugin_path: str | None) -> di
     the connector JVM's `validate` checks their options (`jvm_tasks.resolution.plugin_stages`);
     a stage class found nowhere is named with the folders."""
     stages = plugin_stages(props, plugin_path)
-    problems = java_converter_problems(
-        record_conversion_problems(without_stages(props, stages)), props, plugin_path
-    )
+    checked = without_stages(props, stages)
+    problems = java_converter_problems(record_conversion_problems(checked), props, plugin_path)
+    for key in sorted(set(props) - set(checked)):  # a transform's negate of a plugin predicate
+        if key.startswith("transforms.") and key.endswith(".negate"):
+            try:
+                parse_value(key, props[key], ConfigType.BOOLEAN)
+            except ConfigError as error:
+                problems.setdefault(key, []).append(str(error))
     if runs_as_java_plugin(str(props.get("connector.class") or ""), plugin_path):
         entries = plugin_path_entries(plugin_path)
         for key in [k for k in problems if k.startswith(("transforms.", "predicates."))]:

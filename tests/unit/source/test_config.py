@@ -193,6 +193,9 @@ def test_a_java_plugins_own_transforms_and_predicates_are_left_to_its_jvm(tmp_pa
     with pytest.raises(InvalidConfigError) as refused:  # this project's check of Connect's own
         parse_source_pipeline({**java, "transforms.route.regex": "("})
     assert list(refused.value.problems) == ["transforms.route.regex"]
+    with pytest.raises(InvalidConfigError) as refused:  # checked though its predicate is not
+        parse_source_pipeline({**java, "transforms.route.negate": "maybe"})
+    assert list(refused.value.problems) == ["transforms.route.negate"]
     python = {**java, "connector.class": "FileStreamSource", "file": "x", "topic": "t"}
     with pytest.raises(InvalidConfigError) as refused:  # a Python connector has no plugins
         parse_source_pipeline(python)
